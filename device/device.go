@@ -1,0 +1,66 @@
+// Package device defines what phonepilot needs from a phone: observe the
+// Scene and act on it. Drivers (device/adb, device/sim) implement it.
+package device
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"phonepilot/scene"
+)
+
+// Device is a phone that can be observed and driven. Every method honours
+// ctx (deadline and cancellation).
+type Device interface {
+	// Scene observes the current screen.
+	Scene(ctx context.Context) (*scene.Scene, error)
+	// Tap taps the point.
+	Tap(ctx context.Context, x, y int) error
+	// LongPress presses and holds the point for d.
+	LongPress(ctx context.Context, x, y int, d time.Duration) error
+	// Swipe drags from (x1,y1) to (x2,y2) over d.
+	Swipe(ctx context.Context, x1, y1, x2, y2 int, d time.Duration) error
+	// TypeText replaces the content of the focused editable field with text
+	// (any Unicode). An empty text clears the field.
+	TypeText(ctx context.Context, text string) error
+	// Key sends a key event.
+	Key(ctx context.Context, k Key) error
+	// LaunchApp starts an app by package name or by the name a user knows it by.
+	LaunchApp(ctx context.Context, app string) error
+}
+
+// Key is a key event by name, as the press_key tool names it.
+type Key string
+
+// The keys the tools offer.
+const (
+	KeyBack      Key = "back"
+	KeyHome      Key = "home"
+	KeyEnter     Key = "enter"
+	KeyAppSwitch Key = "app_switch"
+	KeyDelete    Key = "delete"
+)
+
+// Keys lists every Key in the order the press_key tool documents them.
+var Keys = []Key{KeyBack, KeyHome, KeyEnter, KeyAppSwitch, KeyDelete}
+
+// StateReporter is implemented by devices that can report their own state as
+// JSON (the simulator). Benchmarks judge success on it.
+type StateReporter interface {
+	State(ctx context.Context) ([]byte, error)
+}
+
+// Sentinel errors a driver wraps (with %w) so callers can tell them apart.
+var (
+	// ErrDisconnected: the phone is gone (unplugged, adb lost it, simulator
+	// stopped). A task fails on it; retrying does not help.
+	ErrDisconnected = errors.New("device disconnected")
+	// ErrUnsupported: the phone cannot do this (for example non-ASCII text
+	// without ADB Keyboard). The message says what to install or change.
+	ErrUnsupported = errors.New("not supported by this device")
+	// ErrAppNotFound: no installed app matches the name or package.
+	ErrAppNotFound = errors.New("app not found")
+	// ErrNoFocus: text was sent while no editable field had focus.
+	ErrNoFocus = errors.New("no focused editable field")
+)

@@ -1,0 +1,130 @@
+// Package plan defines the Planner: given a goal, the current Scene and what
+// this task has tried so far, it decides the next step(s). The rule Planner
+// (plan/rule) and the AIPlanner (plan/ai) implement it.
+package plan
+
+import (
+	"context"
+	"time"
+
+	"phonepilot/scene"
+	"phonepilot/tools"
+)
+
+// Planner decides what to do next.
+type Planner interface {
+	Plan(ctx context.Context, in Input) (Decision, error)
+}
+
+// Input is everything a Planner may look at for one decision.
+type Input struct {
+	Goal  string
+	Scene *scene.Scene
+	// Steps attempted so far in this task, oldest first, with outcomes.
+	History []StepRecord
+	// Recent screens of this task, oldest first (bounded).
+	Scenes []SceneRecord
+	// Replan is set when the previous step failed or the Scene was not what
+	// it expected; Reason says why.
+	Replan bool
+	Reason string
+	// Stuck is set by the loop detector: a description of the loop seen.
+	Stuck string
+}
+
+// Decision is a Planner's answer. Either Steps is non-empty, or Finish is set.
+type Decision struct {
+	Steps  []PlannedStep
+	Finish *Finish
+	Usage  Usage // model tokens and latency spent on this decision, if any
+}
+
+// Finish ends the task: completed when Success, otherwise failed with Reason.
+type Finish struct {
+	Success bool
+	Reason  string
+}
+
+// Usage is what a decision cost.
+type Usage struct {
+	InputTokens  int64         `json:"input_tokens"`
+	OutputTokens int64         `json:"output_tokens"`
+	Latency      time.Duration `json:"latency_ns"`
+}
+
+// Add sums two usages.
+func (u Usage) Add(o Usage) Usage {
+	return Usage{u.InputTokens + o.InputTokens, u.OutputTokens + o.OutputTokens, u.Latency + o.Latency}
+}
+
+// PlannedStep is one intended step: why, which tool call, on which element,
+// and what the screen should show afterwards.
+type PlannedStep struct {
+	Intent string     // "find the search box", "tap it", …
+	Call   tools.Call // the capability tool call
+	// Target, when set, is resolved against the Scene of the moment by the
+	// Executor (waiting for it to appear), which then fills the call's
+	// "element" argument. When nil, the call's own arguments stand.
+	Target *scene.Selector
+	Expect Expectation
+}
+
+// ExpectKind says what kind of change a step expects.
+type ExpectKind string
+
+// The expectations a step can carry.
+const (
+	ExpectNothing   ExpectKind = ""           // no check (wait, finish)
+	ExpectChanged   ExpectKind = "changed"    // the screen fingerprint changes
+	ExpectApp       ExpectKind = "app"        // App is in front
+	ExpectPresent   ExpectKind = "present"    // an element matching Target is on screen
+	ExpectGone      ExpectKind = "gone"       // no element matches Target
+	ExpectFieldText ExpectKind = "field_text" // an editable field holds Text
+)
+
+// Expectation is what the next Scene should show after a step.
+type Expectation struct {
+	Kind   ExpectKind     `json:"kind,omitempty"`
+	App    string         `json:"app,omitempty"`
+	Target scene.Selector `json:"target,omitzero"`
+	Text   string         `json:"text,omitempty"`
+}
+
+// Outcome statuses of a step.
+const (
+	StepSucceeded = "succeeded"
+	StepFailed    = "failed"
+)
+
+// Attempt is one try of a step's tool call.
+type Attempt struct {
+	Number   int           `json:"number"`
+	Result   string        `json:"result"` // the tool's short result or error
+	Changed  bool          `json:"changed"`
+	Duration time.Duration `json:"duration_ns"`
+}
+
+// StepRecord is a step as executed: what was planned, each attempt, and how
+// it ended. The runtime's Memory keeps them; Planners read them.
+type StepRecord struct {
+	Number   int           `json:"number"`
+	Intent   string        `json:"intent"`
+	Call     tools.Call    `json:"call"`
+	Attempts []Attempt     `json:"attempts"`
+	Status   string        `json:"status"` // StepSucceeded or StepFailed
+	Reason   string        `json:"reason,omitempty"`
+	Before   string        `json:"before"` // Scene fingerprint before the step
+	After    string        `json:"after"`  // Scene fingerprint after the step
+	Changed  bool          `json:"changed"`
+	Started  time.Time     `json:"started"`
+	Duration time.Duration `json:"duration_ns"`
+	Usage    Usage         `json:"usage"`
+}
+
+// SceneRecord is a past screen, kept small: its fingerprint and the compact
+// listing a model reads.
+type SceneRecord struct {
+	Fingerprint string `json:"fingerprint"`
+	Package     string `json:"package"`
+	Listing     string `json:"listing"`
+}

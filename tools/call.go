@@ -1,0 +1,39 @@
+package tools
+
+import "encoding/json"
+
+// The tool names of the contract in docs/TOOLS.md (../shared/design/TOOLS.md).
+const (
+	Tap        = "tap"
+	LongPress  = "long_press"
+	TypeText   = "type_text"
+	Scroll     = "scroll"
+	PressKey   = "press_key"
+	LaunchApp  = "launch_app"
+	Wait       = "wait"
+	FinishTask = "finish_task"
+)
+
+// Call is one tool invocation: a name and its JSON arguments, exactly as a
+// model or planner produced them.
+type Call struct {
+	Name string          `json:"name"`
+	Args json.RawMessage `json:"args"`
+}
+
+// NewCall builds a Call from a Go value for the arguments.
+func NewCall(name string, args any) Call {
+	b, err := json.Marshal(args)
+	if err != nil {
+		panic("tools.NewCall: arguments do not marshal: " + err.Error())
+	}
+	return Call{Name: name, Args: b}
+}
+
+// String renders the call compactly for logs and step lines: tap {"element":4}.
+func (c Call) String() string {
+	if len(c.Args) == 0 {
+		return c.Name + " {}"
+	}
+	return c.Name + " " + string(c.Args)
+}
