@@ -93,4 +93,3 @@ func (f *Fake) Slept() time.Duration {
 	}
 	return total
 }
-
