@@ -1,0 +1,193 @@
+package ai
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"phonepilot/internal/clock"
+	"phonepilot/perception/frame"
+)
+
+// Config is everything the AIPlanner and its provider need. cmd/ fills it
+// from flags, env and the config file; this package never reads either.
+type Config struct {
+	// Provider names a registered provider: "anthropic" or "openai".
+	Provider string
+	// Model is the provider's model id; empty means the provider's default.
+	Model string
+	// BaseURL overrides the provider's endpoint. For OpenAI-compatible
+	// servers (vLLM, Ollama, LM Studio) it includes /v1.
+	BaseURL string
+	// APIKey authenticates with the provider. It may be empty only when
+	// BaseURL points at a local server that does not check keys.
+	APIKey string
+	// Vision sends the current screenshot beside the Scene listing.
+	Vision bool
+	// Camera gives the current screenshot; nil means none (plan from the
+	// Scene alone).
+	Camera frame.Camera
+	// MaxReasks bounds how often one decision re-asks the model after an
+	// invalid reply (no tool call, unknown tool, bad arguments, an element
+	// not in the Scene). Zero means the default (2).
+	MaxReasks int
+	// MaxTokens caps the model's output per request.
+	MaxTokens int
+	// HistorySteps is how many recent steps are replayed as proper tool
+	// call/result pairs; older steps are summarised as text. Zero means the
+	// default.
+	HistorySteps int
+	// Timeout bounds one HTTP attempt to the provider.
+	Timeout time.Duration
+	// MaxRetries is the provider SDK's retry budget for 429, 529, 5xx and
+	// timeouts; MaxRetryDelay caps one wait between them.
+	MaxRetries    int
+	MaxRetryDelay time.Duration
+	Logger        *slog.Logger
+	Clock         clock.Clock
+}
+
+// Default values used by Defaults.
+const (
+	DefaultMaxReasks     = 2
+	DefaultMaxTokens     = 1024
+	DefaultHistorySteps  = 6
+	DefaultTimeout       = 60 * time.Second
+	DefaultMaxRetries    = 2
+	DefaultMaxRetryDelay = 30 * time.Second
+)
+
+// Defaults returns a Config with every tunable set; Provider, Model, BaseURL
+// and APIKey are left for the caller.
+func Defaults() Config {
+	return Config{
+		Vision:        true,
+		MaxReasks:     DefaultMaxReasks,
+		MaxTokens:     DefaultMaxTokens,
+		HistorySteps:  DefaultHistorySteps,
+		Timeout:       DefaultTimeout,
+		MaxRetries:    DefaultMaxRetries,
+		MaxRetryDelay: DefaultMaxRetryDelay,
+	}
+}
+
+// ErrUnknownProvider is returned for a provider name nobody registered.
+var ErrUnknownProvider = errors.New("unknown AI provider")
+
+// ErrMissingAPIKey is returned when no API key is configured for a hosted
+// provider endpoint.
+var ErrMissingAPIKey = errors.New("missing API key")
+
+// Validate reports the first configuration problem, before any device is
+// touched. Errors never contain the API key.
+func (c Config) Validate() error {
+	name := strings.ToLower(strings.TrimSpace(c.Provider))
+	if name == "" {
+		return fmt.Errorf("ai: no provider configured (want one of %s): %w", strings.Join(Providers(), ", "), ErrUnknownProvider)
+	}
+	if _, ok := lookup(name); !ok {
+		return fmt.Errorf("ai: provider %q (want one of %s): %w", c.Provider, strings.Join(Providers(), ", "), ErrUnknownProvider)
+	}
+	if c.APIKey == "" && c.BaseURL == "" {
+		return fmt.Errorf("ai: provider %s: set %s or point --base-url at a local server: %w", name, keyEnv(name), ErrMissingAPIKey)
+	}
+	switch {
+	case c.MaxReasks < 0:
+		return fmt.Errorf("ai: MaxReasks %d is negative", c.MaxReasks)
+	case c.MaxTokens < 0:
+		return fmt.Errorf("ai: MaxTokens %d is negative", c.MaxTokens)
+	case c.HistorySteps < 0:
+		return fmt.Errorf("ai: HistorySteps %d is negative", c.HistorySteps)
+	case c.Timeout < 0:
+		return fmt.Errorf("ai: Timeout %s is negative", c.Timeout)
+	case c.MaxRetries < 0:
+		return fmt.Errorf("ai: MaxRetries %d is negative", c.MaxRetries)
+	case c.MaxRetryDelay < 0:
+		return fmt.Errorf("ai: MaxRetryDelay %s is negative", c.MaxRetryDelay)
+	}
+	return nil
+}
+
+// keyEnv names the conventional environment variable for a provider's key,
+// for error messages only (cmd/ reads the environment).
+func keyEnv(provider string) string {
+	switch provider {
+	case "anthropic":
+		return "ANTHROPIC_API_KEY"
+	case "openai":
+		return "OPENAI_API_KEY"
+	}
+	return "the API key"
+}
+
+// withDefaults fills zero tunables so a partly filled Config still works.
+func (c Config) withDefaults() Config {
+	d := Defaults()
+	c.Provider = strings.ToLower(strings.TrimSpace(c.Provider))
+	if c.MaxReasks == 0 {
+		c.MaxReasks = d.MaxReasks
+	}
+	if c.HistorySteps == 0 {
+		c.HistorySteps = d.HistorySteps
+	}
+	if c.MaxTokens == 0 {
+		c.MaxTokens = d.MaxTokens
+	}
+	if c.Timeout == 0 {
+		c.Timeout = d.Timeout
+	}
+	if c.MaxRetryDelay == 0 {
+		c.MaxRetryDelay = d.MaxRetryDelay
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.Clock == nil {
+		c.Clock = clock.Real{}
+	}
+	return c
+}
+
+// ProviderFactory builds a Provider from the (validated, defaulted) Config.
+type ProviderFactory func(Config) (Provider, error)
+
+var (
+	registryMu sync.RWMutex
+	registry   = map[string]ProviderFactory{}
+)
+
+// Register makes a provider available under name. Provider packages call it
+// from init; cmd/phonepilot blank-imports them. Registering a name twice
+// panics (a programming error, found at start-up).
+func Register(name string, f ProviderFactory) {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	name = strings.ToLower(name)
+	if _, dup := registry[name]; dup {
+		panic("ai: provider registered twice: " + name)
+	}
+	registry[name] = f
+}
+
+func lookup(name string) (ProviderFactory, bool) {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	f, ok := registry[name]
+	return f, ok
+}
+
+// Providers lists the registered provider names, sorted.
+func Providers() []string {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	names := make([]string, 0, len(registry))
+	for n := range registry {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
