@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Runs every test phonepilot has, on a fresh Debian machine as on a developer's:
+# installs what the integration suites need (adb, PostgreSQL, Chromium, CJK fonts),
+# starts a throwaway PostgreSQL, then go vet and go test with the integration
+# suites switched from "skip when a tool is missing" to "fail".
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need=()
+command -v adb >/dev/null 2>&1 || need+=(adb)
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
+[ -x /usr/lib/postgresql/15/bin/initdb ] || need+=(postgresql)
+[ -f /usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc ] || need+=(fonts-noto-cjk)
+if [ ${#need[@]} -gt 0 ]; then
+	echo "installing: ${need[*]}"
+	SUDO=""
+	[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+	$SUDO apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+
+# A private PostgreSQL for the storage conformance suite; pg-start.sh prints the export line.
+if [ -z "${PHONEPILOT_TEST_POSTGRES:-}" ]; then
+	eval "$(./scripts/pg-start.sh)"
+fi
+export PHONEPILOT_TEST_POSTGRES
+
+export PHONEPILOT_INTEGRATION=1
+go vet ./...
+go test -count=1 -timeout 30m "$@" ./...
