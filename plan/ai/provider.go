@@ -3,6 +3,8 @@ package ai
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"strings"
 )
 
 // Provider sends one conversation to a model and returns its reply. It is
@@ -100,4 +102,39 @@ type Reply struct {
 // TokenUsage counts tokens of one request.
 type TokenUsage struct {
 	Input, Output int64
+}
+
+// ProviderError is a model API failure that survived the SDK's retries: the
+// HTTP status and the provider's own explanation. It never carries the API
+// key or request headers.
+type ProviderError struct {
+	Provider  string // "anthropic", "openai"
+	Status    int    // HTTP status, 0 when no response arrived
+	Type      string // provider error type or code: "rate_limit_error", "overloaded_error", …
+	Message   string // the provider's message
+	RequestID string
+}
+
+func (e *ProviderError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Provider)
+	if e.Status != 0 {
+		fmt.Fprintf(&b, ": HTTP %d", e.Status)
+	}
+	if e.Type != "" {
+		b.WriteString(" " + e.Type)
+	}
+	if e.Message != "" {
+		b.WriteString(": " + e.Message)
+	}
+	if e.RequestID != "" {
+		b.WriteString(" (request " + e.RequestID + ")")
+	}
+	return b.String()
+}
+
+// Retryable reports whether the failure was of a kind the SDK retries
+// (rate limit, overload, server error); the retries were spent.
+func (e *ProviderError) Retryable() bool {
+	return e.Status == 408 || e.Status == 409 || e.Status == 429 || e.Status >= 500
 }
