@@ -1,0 +1,475 @@
+// Package sqlstore is the storage.Store both SQL backends share: the
+// queries are written once in the common subset of SQLite and PostgreSQL
+// (ON CONFLICT, RETURNING), and a Dialect supplies what differs
+// (placeholders, the write/read pools). Times are stored as Unix
+// microseconds in UTC so both databases sort and compare them the same way.
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"phonepilot/plan"
+	"phonepilot/storage"
+	"phonepilot/tools"
+)
+
+// Dialect is what differs between the databases.
+type Dialect struct {
+	// Numbered makes placeholders $1, $2… (PostgreSQL) instead of ?.
+	Numbered bool
+}
+
+// Store implements storage.Store over database/sql.
+type Store struct {
+	write *sql.DB // writes (SQLite: one connection, so writers queue in Go, not in busy waits)
+	read  *sql.DB // reads (may be the same pool)
+	d     Dialect
+	close func() error
+}
+
+var _ storage.Store = (*Store)(nil)
+
+// New wraps open pools. close releases them.
+func New(write, read *sql.DB, d Dialect, close func() error) *Store {
+	if read == nil {
+		read = write
+	}
+	return &Store{write: write, read: read, d: d, close: close}
+}
+
+// Close releases the pools.
+func (s *Store) Close() error { return s.close() }
+
+// q rewrites ? placeholders for the dialect.
+func (s *Store) q(query string) string {
+	if !s.d.Numbered {
+		return query
+	}
+	var b strings.Builder
+	n := 0
+	for _, r := range query {
+		if r == '?' {
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func us(t time.Time) int64 { return t.UnixMicro() }
+
+func fromUS(v int64) time.Time { return time.UnixMicro(v).UTC() }
+
+func nullUS(t *time.Time) any {
+	if t == nil || t.IsZero() {
+		return nil
+	}
+	return t.UnixMicro()
+}
+
+func fromNullUS(v sql.NullInt64) *time.Time {
+	if !v.Valid {
+		return nil
+	}
+	t := fromUS(v.Int64)
+	return &t
+}
+
+func jsonOr(raw json.RawMessage, empty string) string {
+	if len(raw) == 0 {
+		return empty
+	}
+	return string(raw)
+}
+
+const taskColumns = `id, goal, device, planner, max_steps, status, reason, created_us, started_us, finished_us,
+	input_tokens, output_tokens, model_latency_ns, config, seq`
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanTask(r scanner) (storage.Task, int64, error) {
+	var (
+		t                 storage.Task
+		started, finished sql.NullInt64
+		created, seq      int64
+		latency           int64
+		config            string
+	)
+	err := r.Scan(&t.ID, &t.Goal, &t.Device, &t.Planner, &t.MaxSteps, &t.Status, &t.Reason, &created, &started, &finished,
+		&t.Usage.InputTokens, &t.Usage.OutputTokens, &latency, &config, &seq)
+	if err != nil {
+		return storage.Task{}, 0, err
+	}
+	t.Created = fromUS(created)
+	t.Started = fromNullUS(started)
+	t.Finished = fromNullUS(finished)
+	t.Usage.Latency = time.Duration(latency)
+	if config != "" && config != "{}" {
+		t.Config = json.RawMessage(config)
+	}
+	return t, seq, nil
+}
+
+// CreateTask stores a new task.
+func (s *Store) CreateTask(ctx context.Context, t storage.Task) (storage.Task, error) {
+	if t.ID == "" {
+		t.ID = storage.NewID()
+	}
+	if t.Status == "" {
+		t.Status = storage.StatusQueued
+	}
+	if !storage.ValidStatus(t.Status) {
+		return storage.Task{}, fmt.Errorf("create task: unknown status %q", t.Status)
+	}
+	if t.Created.IsZero() {
+		t.Created = time.Now()
+	}
+	if len(t.Config) > 0 && !json.Valid(t.Config) {
+		return storage.Task{}, errors.New("create task: config is not valid JSON")
+	}
+	t.Created = t.Created.Truncate(time.Microsecond).UTC()
+	_, err := s.write.ExecContext(ctx, s.q(`INSERT INTO tasks (id, goal, device, planner, max_steps, status, reason,
+		created_us, started_us, finished_us, input_tokens, output_tokens, model_latency_ns, config)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+		t.ID, t.Goal, t.Device, t.Planner, t.MaxSteps, t.Status, t.Reason,
+		us(t.Created), nullUS(t.Started), nullUS(t.Finished),
+		t.Usage.InputTokens, t.Usage.OutputTokens, int64(t.Usage.Latency), jsonOr(t.Config, "{}"))
+	if err != nil {
+		return storage.Task{}, fmt.Errorf("create task: %w", err)
+	}
+	return s.Task(ctx, t.ID)
+}
+
+// Task returns one task.
+func (s *Store) Task(ctx context.Context, id string) (storage.Task, error) {
+	t, _, err := scanTask(s.read.QueryRowContext(ctx, s.q(`SELECT `+taskColumns+` FROM tasks WHERE id = ?`), id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return storage.Task{}, fmt.Errorf("task %q: %w", id, storage.ErrNotFound)
+	}
+	if err != nil {
+		return storage.Task{}, fmt.Errorf("get task: %w", err)
+	}
+	return t, nil
+}
+
+// ListTasks returns a page of tasks, newest first. The cursor is the
+// insertion sequence of the last task on the previous page.
+func (s *Store) ListTasks(ctx context.Context, q storage.Query) (storage.Page, error) {
+	limit := q.Limit
+	switch {
+	case limit == 0:
+		limit = storage.DefaultPage
+	case limit < 0 || limit > storage.MaxPage:
+		return storage.Page{}, fmt.Errorf("list tasks: limit %d outside 1..%d", limit, storage.MaxPage)
+	}
+	if q.Status != "" && !storage.ValidStatus(q.Status) {
+		return storage.Page{}, fmt.Errorf("list tasks: unknown status %q", q.Status)
+	}
+	var (
+		where []string
+		args  []any
+	)
+	if q.Status != "" {
+		where = append(where, "status = ?")
+		args = append(args, q.Status)
+	}
+	if q.Cursor != "" {
+		c, err := strconv.ParseInt(q.Cursor, 10, 64)
+		if err != nil || c <= 0 {
+			return storage.Page{}, fmt.Errorf("list tasks: bad cursor %q", q.Cursor)
+		}
+		where = append(where, "seq < ?")
+		args = append(args, c)
+	}
+	query := `SELECT ` + taskColumns + ` FROM tasks`
+	if len(where) > 0 {
+		query += " WHERE " + strings.Join(where, " AND ")
+	}
+	query += " ORDER BY seq DESC LIMIT ?"
+	args = append(args, limit+1)
+	rows, err := s.read.QueryContext(ctx, s.q(query), args...)
+	if err != nil {
+		return storage.Page{}, fmt.Errorf("list tasks: %w", err)
+	}
+	defer rows.Close()
+	page := storage.Page{Tasks: []storage.Task{}}
+	var lastSeq int64
+	for rows.Next() {
+		t, seq, err := scanTask(rows)
+		if err != nil {
+			return storage.Page{}, fmt.Errorf("list tasks: %w", err)
+		}
+		if len(page.Tasks) == limit {
+			page.Next = strconv.FormatInt(lastSeq, 10)
+			break
+		}
+		page.Tasks = append(page.Tasks, t)
+		lastSeq = seq
+	}
+	if err := rows.Err(); err != nil {
+		return storage.Page{}, fmt.Errorf("list tasks: %w", err)
+	}
+	return page, nil
+}
+
+// UpdateStatus applies a status change if the task is in one of c.From.
+func (s *Store) UpdateStatus(ctx context.Context, id string, c storage.Change) (storage.Task, error) {
+	if err := c.Validate(); err != nil {
+		return storage.Task{}, fmt.Errorf("update task %s: %w", id, err)
+	}
+	at := us(c.At)
+	terminal := storage.Terminal(c.To)
+	set := []string{"status = ?", "reason = ?"}
+	args := []any{c.To, c.Reason}
+	if c.To == storage.StatusRunning {
+		set = append(set, "started_us = ?")
+		args = append(args, at)
+	}
+	if terminal {
+		set = append(set, "finished_us = ?", "input_tokens = ?", "output_tokens = ?", "model_latency_ns = ?")
+		args = append(args, at, c.Usage.InputTokens, c.Usage.OutputTokens, int64(c.Usage.Latency))
+	}
+	in := strings.TrimSuffix(strings.Repeat("?, ", len(c.From)), ", ")
+	args = append(args, id)
+	for _, f := range c.From {
+		args = append(args, f)
+	}
+	res, err := s.write.ExecContext(ctx, s.q(`UPDATE tasks SET `+strings.Join(set, ", ")+` WHERE id = ? AND status IN (`+in+`)`), args...)
+	if err != nil {
+		return storage.Task{}, fmt.Errorf("update task %s: %w", id, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return storage.Task{}, fmt.Errorf("update task %s: %w", id, err)
+	}
+	t, err := s.Task(ctx, id)
+	if err != nil {
+		return storage.Task{}, err
+	}
+	if n == 0 {
+		return t, &storage.ConflictError{ID: id, Current: t.Status, To: c.To}
+	}
+	return t, nil
+}
+
+// MarkInterrupted ends every running task as interrupted.
+func (s *Store) MarkInterrupted(ctx context.Context, reason string, at time.Time) ([]string, error) {
+	rows, err := s.write.QueryContext(ctx, s.q(`UPDATE tasks SET status = ?, reason = ?, finished_us = ?
+		WHERE status = ? RETURNING id`), storage.StatusInterrupted, reason, us(at), storage.StatusRunning)
+	if err != nil {
+		return nil, fmt.Errorf("mark interrupted: %w", err)
+	}
+	ids := []string{}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("mark interrupted: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("mark interrupted: %w", err)
+	}
+	return ids, nil
+}
+
+// SaveStep stores (or replaces) a finished step.
+func (s *Store) SaveStep(ctx context.Context, st storage.Step) error {
+	if st.Number < 0 {
+		return fmt.Errorf("save step: negative number %d", st.Number)
+	}
+	if len(st.Scene) > 0 && !json.Valid(st.Scene) {
+		return fmt.Errorf("save step %d: scene is not valid JSON", st.Number)
+	}
+	if len(st.Call.Args) > 0 && !json.Valid(st.Call.Args) {
+		return fmt.Errorf("save step %d: tool arguments are not valid JSON", st.Number)
+	}
+	attempts, err := json.Marshal(orEmpty(st.Attempts))
+	if err != nil {
+		return fmt.Errorf("save step %d: %w", st.Number, err)
+	}
+	var started int64
+	if !st.Started.IsZero() {
+		started = us(st.Started)
+	}
+	_, err = s.write.ExecContext(ctx, s.q(`INSERT INTO steps (task_id, number, intent, tool, args, status, reason, attempts,
+		before_fp, after_fp, changed, started_us, duration_ns, input_tokens, output_tokens, model_latency_ns, scene)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (task_id, number) DO UPDATE SET intent = excluded.intent, tool = excluded.tool, args = excluded.args,
+		status = excluded.status, reason = excluded.reason, attempts = excluded.attempts, before_fp = excluded.before_fp,
+		after_fp = excluded.after_fp, changed = excluded.changed, started_us = excluded.started_us,
+		duration_ns = excluded.duration_ns, input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens,
+		model_latency_ns = excluded.model_latency_ns, scene = excluded.scene`),
+		st.TaskID, st.Number, st.Intent, st.Call.Name, jsonOr(st.Call.Args, "{}"), st.Status, st.Reason, string(attempts),
+		st.Before, st.After, st.Changed, started, int64(st.Duration),
+		st.Usage.InputTokens, st.Usage.OutputTokens, int64(st.Usage.Latency), jsonOr(st.Scene, "null"))
+	if err != nil {
+		if isForeignKey(err) {
+			return fmt.Errorf("save step %d: task %q: %w", st.Number, st.TaskID, storage.ErrNotFound)
+		}
+		return fmt.Errorf("save step %d: %w", st.Number, err)
+	}
+	return nil
+}
+
+func orEmpty(a []plan.Attempt) []plan.Attempt {
+	if a == nil {
+		return []plan.Attempt{}
+	}
+	return a
+}
+
+// isForeignKey recognises a foreign-key violation in either database's words.
+func isForeignKey(err error) bool {
+	m := strings.ToLower(err.Error())
+	return strings.Contains(m, "foreign key") || strings.Contains(m, "23503")
+}
+
+const stepColumns = `task_id, number, intent, tool, args, status, reason, attempts, before_fp, after_fp, changed,
+	started_us, duration_ns, input_tokens, output_tokens, model_latency_ns, scene`
+
+func scanStep(r scanner) (storage.Step, error) {
+	var (
+		st                    storage.Step
+		args, attempts, scene string
+		started, dur, latency int64
+	)
+	err := r.Scan(&st.TaskID, &st.Number, &st.Intent, &st.Call.Name, &args, &st.Status, &st.Reason, &attempts,
+		&st.Before, &st.After, &st.Changed, &started, &dur, &st.Usage.InputTokens, &st.Usage.OutputTokens, &latency, &scene)
+	if err != nil {
+		return storage.Step{}, err
+	}
+	st.Call = tools.Call{Name: st.Call.Name, Args: json.RawMessage(args)}
+	if err := json.Unmarshal([]byte(attempts), &st.Attempts); err != nil {
+		return storage.Step{}, fmt.Errorf("step %d attempts: %w", st.Number, err)
+	}
+	if started != 0 {
+		st.Started = fromUS(started)
+	}
+	st.Duration = time.Duration(dur)
+	st.Usage.Latency = time.Duration(latency)
+	if scene != "" && scene != "null" {
+		st.Scene = json.RawMessage(scene)
+	}
+	return st, nil
+}
+
+// Steps returns a task's steps in order.
+func (s *Store) Steps(ctx context.Context, taskID string) ([]storage.Step, error) {
+	if _, err := s.Task(ctx, taskID); err != nil {
+		return nil, err
+	}
+	rows, err := s.read.QueryContext(ctx, s.q(`SELECT `+stepColumns+` FROM steps WHERE task_id = ? ORDER BY number`), taskID)
+	if err != nil {
+		return nil, fmt.Errorf("steps: %w", err)
+	}
+	defer rows.Close()
+	out := []storage.Step{}
+	for rows.Next() {
+		st, err := scanStep(rows)
+		if err != nil {
+			return nil, fmt.Errorf("steps: %w", err)
+		}
+		out = append(out, st)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("steps: %w", err)
+	}
+	return out, nil
+}
+
+// Step returns one step.
+func (s *Store) Step(ctx context.Context, taskID string, number int) (storage.Step, error) {
+	st, err := scanStep(s.read.QueryRowContext(ctx, s.q(`SELECT `+stepColumns+` FROM steps WHERE task_id = ? AND number = ?`), taskID, number))
+	if errors.Is(err, sql.ErrNoRows) {
+		return storage.Step{}, fmt.Errorf("task %q step %d: %w", taskID, number, storage.ErrNotFound)
+	}
+	if err != nil {
+		return storage.Step{}, fmt.Errorf("step: %w", err)
+	}
+	return st, nil
+}
+
+// AppendEvent stores e as the task's next event. The task row's counter
+// hands out the sequence number, so concurrent appends never collide.
+func (s *Store) AppendEvent(ctx context.Context, e storage.Event) (storage.Event, error) {
+	if e.Type == "" {
+		return storage.Event{}, errors.New("append event: empty type")
+	}
+	if len(e.Data) > 0 && !json.Valid(e.Data) {
+		return storage.Event{}, fmt.Errorf("append event %s: data is not valid JSON", e.Type)
+	}
+	if e.Time.IsZero() {
+		e.Time = time.Now()
+	}
+	e.Time = e.Time.Truncate(time.Microsecond).UTC()
+	tx, err := s.write.BeginTx(ctx, nil)
+	if err != nil {
+		return storage.Event{}, fmt.Errorf("append event: %w", err)
+	}
+	defer tx.Rollback() //nolint:errcheck // after Commit this is a no-op
+	err = tx.QueryRowContext(ctx, s.q(`UPDATE tasks SET last_event = last_event + 1 WHERE id = ? RETURNING last_event`), e.TaskID).Scan(&e.Seq)
+	if errors.Is(err, sql.ErrNoRows) {
+		return storage.Event{}, fmt.Errorf("append event: task %q: %w", e.TaskID, storage.ErrNotFound)
+	}
+	if err != nil {
+		return storage.Event{}, fmt.Errorf("append event: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO events (task_id, seq, type, step, time_us, data) VALUES (?, ?, ?, ?, ?, ?)`),
+		e.TaskID, e.Seq, e.Type, e.Step, us(e.Time), jsonOr(e.Data, "{}")); err != nil {
+		return storage.Event{}, fmt.Errorf("append event: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return storage.Event{}, fmt.Errorf("append event: %w", err)
+	}
+	return e, nil
+}
+
+// Events returns events after a sequence number.
+func (s *Store) Events(ctx context.Context, taskID string, after int64, limit int) ([]storage.Event, error) {
+	if _, err := s.Task(ctx, taskID); err != nil {
+		return nil, err
+	}
+	query := `SELECT task_id, seq, type, step, time_us, data FROM events WHERE task_id = ? AND seq > ? ORDER BY seq`
+	args := []any{taskID, after}
+	if limit > 0 {
+		query += " LIMIT ?"
+		args = append(args, limit)
+	}
+	rows, err := s.read.QueryContext(ctx, s.q(query), args...)
+	if err != nil {
+		return nil, fmt.Errorf("events: %w", err)
+	}
+	defer rows.Close()
+	out := []storage.Event{}
+	for rows.Next() {
+		var (
+			e    storage.Event
+			at   int64
+			data string
+		)
+		if err := rows.Scan(&e.TaskID, &e.Seq, &e.Type, &e.Step, &at, &data); err != nil {
+			return nil, fmt.Errorf("events: %w", err)
+		}
+		e.Time = fromUS(at)
+		if data != "" && data != "{}" {
+			e.Data = json.RawMessage(data)
+		}
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("events: %w", err)
+	}
+	return out, nil
+}

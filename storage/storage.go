@@ -1,0 +1,281 @@
+// Package storage records tasks, their steps and their events so that users
+// can look back at what happened and watch a running task live.
+//
+// The Store interface is implemented by storage/sqlite (the default, one file
+// in the user's data directory) and storage/postgres (for teams sharing one
+// database); storage/storagetest is the conformance suite both pass.
+//
+// Nothing here ever holds screenshot bytes (the Perception Boundary): a step
+// keeps the Scene it acted on in its compact JSON form, which has no pixels.
+package storage
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"phonepilot/plan"
+)
+
+// Task statuses. A task is created queued, becomes running when its device
+// is free, and ends in one of the terminal statuses.
+const (
+	StatusQueued      = "queued"
+	StatusRunning     = "running"
+	StatusCompleted   = "completed"
+	StatusFailed      = "failed"
+	StatusCancelled   = "cancelled"
+	StatusInterrupted = "interrupted" // the process died while the task ran
+)
+
+// Statuses lists every status, in lifecycle order.
+var Statuses = []string{StatusQueued, StatusRunning, StatusCompleted, StatusFailed, StatusCancelled, StatusInterrupted}
+
+// ValidStatus reports whether s is one of Statuses.
+func ValidStatus(s string) bool {
+	for _, v := range Statuses {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Terminal reports whether a task in status s has ended for good.
+func Terminal(s string) bool {
+	switch s {
+	case StatusCompleted, StatusFailed, StatusCancelled, StatusInterrupted:
+		return true
+	}
+	return false
+}
+
+// Task is one goal given to phonepilot and what became of it.
+type Task struct {
+	ID       string `json:"id"`
+	Goal     string `json:"goal"`
+	Device   string `json:"device"`
+	Planner  string `json:"planner"`
+	MaxSteps int    `json:"max_steps,omitempty"`
+	Status   string `json:"status"`
+	Reason   string `json:"reason,omitempty"`
+
+	Created  time.Time  `json:"created"`
+	Started  *time.Time `json:"started,omitempty"`
+	Finished *time.Time `json:"finished,omitempty"`
+
+	// Usage is the model cost of the whole task, set when it finishes.
+	Usage plan.Usage `json:"usage"`
+	// Config is a snapshot of the configuration the task ran with, secrets
+	// removed (see RedactConfig).
+	Config json.RawMessage `json:"config,omitempty"`
+}
+
+// Step is one executed step of a task as it finished: the runtime's
+// StepRecord plus the Scene it acted on.
+type Step struct {
+	TaskID string `json:"task_id"`
+	plan.StepRecord
+	// Scene is the screen the step acted on, in the compact JSON form of
+	// scene.Scene (docs/scene-json.md). Never pixels.
+	Scene json.RawMessage `json:"scene,omitempty"`
+}
+
+// Event is one thing that happened during a task, in order. Seq numbers a
+// task's events from 1 without gaps; the API's event stream resumes from it.
+type Event struct {
+	TaskID string    `json:"task_id"`
+	Seq    int64     `json:"seq"`
+	Type   string    `json:"type"`
+	Step   int       `json:"step,omitempty"`
+	Time   time.Time `json:"time"`
+	// Data is a small JSON object that depends on Type (never a Scene).
+	Data json.RawMessage `json:"data,omitempty"`
+}
+
+// Change moves a task from one of the From statuses to To. Started is set
+// when To is running; Finished when To is terminal.
+type Change struct {
+	From   []string
+	To     string
+	Reason string
+	At     time.Time
+	Usage  plan.Usage
+}
+
+// Query selects a page of tasks, newest first.
+type Query struct {
+	Status string // empty for every status
+	Limit  int    // 1..MaxPage; 0 means DefaultPage
+	Cursor string // the Next of the previous page; empty for the first
+}
+
+// Page sizes for ListTasks.
+const (
+	DefaultPage = 50
+	MaxPage     = 500
+)
+
+// Page is one page of tasks. Next is empty on the last page.
+type Page struct {
+	Tasks []Task `json:"tasks"`
+	Next  string `json:"next,omitempty"`
+}
+
+// Tasks stores tasks.
+type Tasks interface {
+	// CreateTask stores a new task. An empty ID gets a fresh one (NewID), an
+	// empty Status becomes queued, a zero Created becomes now.
+	CreateTask(ctx context.Context, t Task) (Task, error)
+	// Task returns one task, or an error wrapping ErrNotFound.
+	Task(ctx context.Context, id string) (Task, error)
+	// ListTasks returns a page of tasks, newest first.
+	ListTasks(ctx context.Context, q Query) (Page, error)
+	// UpdateStatus applies c atomically and returns the updated task. When
+	// the task's status is not in c.From the error is a *ConflictError.
+	UpdateStatus(ctx context.Context, id string, c Change) (Task, error)
+	// MarkInterrupted ends every running task with StatusInterrupted and
+	// reason; a process calls it at start for tasks a crash left running.
+	// It returns the IDs it changed.
+	MarkInterrupted(ctx context.Context, reason string, at time.Time) ([]string, error)
+}
+
+// Steps stores the steps of tasks.
+type Steps interface {
+	// SaveStep stores a finished step; saving the same task and number
+	// again replaces it.
+	SaveStep(ctx context.Context, s Step) error
+	// Steps returns a task's steps in order (empty, not an error, for a task
+	// without steps; ErrNotFound for no such task).
+	Steps(ctx context.Context, taskID string) ([]Step, error)
+	// Step returns one step, or an error wrapping ErrNotFound.
+	Step(ctx context.Context, taskID string, number int) (Step, error)
+}
+
+// Events stores the events of tasks.
+type Events interface {
+	// AppendEvent stores e as the task's next event and returns it with Seq set.
+	AppendEvent(ctx context.Context, e Event) (Event, error)
+	// Events returns the task's events with Seq > after, oldest first, at
+	// most limit of them (0: all).
+	Events(ctx context.Context, taskID string, after int64, limit int) ([]Event, error)
+}
+
+// Store is everything phonepilot keeps. Implementations are safe for
+// concurrent use.
+type Store interface {
+	Tasks
+	Steps
+	Events
+	Close() error
+}
+
+// ErrNotFound: no such task or step.
+var ErrNotFound = errors.New("not found")
+
+// ConflictError says a status change was refused because the task is
+// already in another status (for example cancelling a finished task).
+type ConflictError struct {
+	ID      string
+	Current string
+	To      string
+}
+
+func (e *ConflictError) Error() string {
+	return fmt.Sprintf("task %s is %s; cannot become %s", e.ID, e.Current, e.To)
+}
+
+// Validate checks a Change before it reaches a database.
+func (c Change) Validate() error {
+	if !ValidStatus(c.To) {
+		return fmt.Errorf("change: unknown status %q", c.To)
+	}
+	if len(c.From) == 0 {
+		return errors.New("change: no From status")
+	}
+	for _, f := range c.From {
+		if !ValidStatus(f) {
+			return fmt.Errorf("change: unknown from status %q", f)
+		}
+	}
+	if c.At.IsZero() {
+		return errors.New("change: zero time")
+	}
+	return nil
+}
+
+// NewID returns a fresh task ID: "t" and 20 characters of lower-case base32
+// (time-ordered first 8, random rest), safe in URLs and file names.
+func NewID() string {
+	const alphabet = "0123456789abcdefghjkmnpqrstvwxyz"
+	var b [21]byte
+	b[0] = 't'
+	ms := uint64(time.Now().UnixMilli())
+	for i := 8; i >= 1; i-- {
+		b[i] = alphabet[ms&31]
+		ms >>= 5
+	}
+	var r [12]byte
+	_, _ = rand.Read(r[:])
+	for i := 9; i < len(b); i++ {
+		b[i] = alphabet[r[i-9]&31]
+	}
+	return string(b[:])
+}
+
+// RedactConfig turns a configuration value into JSON for Task.Config with
+// every secret removed: any object key that names a key, token, secret,
+// password or credential (case-insensitive, "api_key", "APIKey", "token"…)
+// has its value replaced by "[redacted]" when non-empty.
+func RedactConfig(v any) (json.RawMessage, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("redact config: %w", err)
+	}
+	var tree any
+	if err := json.Unmarshal(raw, &tree); err != nil {
+		return nil, fmt.Errorf("redact config: %w", err)
+	}
+	out, err := json.Marshal(redact(tree))
+	if err != nil {
+		return nil, fmt.Errorf("redact config: %w", err)
+	}
+	return out, nil
+}
+
+func redact(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, val := range x {
+			if secretKey(k) {
+				if s, ok := val.(string); ok && s == "" || val == nil {
+					continue
+				}
+				x[k] = "[redacted]"
+				continue
+			}
+			x[k] = redact(val)
+		}
+		return x
+	case []any:
+		for i := range x {
+			x[i] = redact(x[i])
+		}
+		return x
+	}
+	return v
+}
+
+func secretKey(k string) bool {
+	k = strings.ToLower(strings.NewReplacer("_", "", "-", "").Replace(k))
+	for _, w := range []string{"apikey", "token", "secret", "password", "passwd", "credential", "authorization"} {
+		if strings.Contains(k, w) {
+			return true
+		}
+	}
+	return strings.HasSuffix(k, "key") // "key", "privatekey", "apikey"
+}
