@@ -1,0 +1,354 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"phonepilot/device"
+	"phonepilot/internal/clock"
+	"phonepilot/scene"
+)
+
+// Timings of the gestures. A long press must outlast Android's long-press
+// timeout (500 ms by default) with margin; a 300 ms swipe scrolls without
+// flinging far past what the model wanted to see.
+const (
+	LongPressDuration = 800 * time.Millisecond
+	ScrollDuration    = 300 * time.Millisecond
+)
+
+// scrollFrom and scrollTo are where a scroll swipe starts and ends, as a
+// fraction of the scrolled area along the scroll axis: well inside it, so the
+// finger neither starts on a screen-edge gesture zone nor leaves the element.
+const (
+	scrollFrom = 0.75
+	scrollTo   = 0.25
+)
+
+// RunOptions are what Run needs besides the call.
+type RunOptions struct {
+	// Clock times the wait tool. Nil means the real clock.
+	Clock clock.Clock
+}
+
+// Result is what a tool did, for the planner and the step record.
+type Result struct {
+	// Text is one short line a model can read: `tapped [4] Button "Search"`.
+	Text string
+	// Element is the element acted on, as it was in the call's Scene.
+	Element *scene.Element
+	// Finish is set by finish_task only.
+	Finish *Finish
+}
+
+// Finish is the end of a task as the model declared it with finish_task.
+type Finish struct {
+	Success bool
+	Reason  string
+}
+
+// ElementError is an "element" argument that does not name an element the
+// tool can act on in the call's Scene. Nothing touched the device.
+type ElementError struct {
+	Index int // the index asked for
+	Count int // how many elements the Scene has (valid: 0..Count-1)
+	// Bounds is set (with NoArea) when the element exists but has no area
+	// on the screen a finger could touch.
+	Bounds scene.Bounds
+	NoArea bool
+}
+
+func (e *ElementError) Error() string {
+	switch {
+	case e.NoArea:
+		return fmt.Sprintf("element %d has no area on the screen (bounds %s); choose another element", e.Index, e.Bounds)
+	case e.Count == 0:
+		return fmt.Sprintf("no element %d; the screen has no elements", e.Index)
+	default:
+		return fmt.Sprintf("no element %d; valid 0..%d", e.Index, e.Count-1)
+	}
+}
+
+// Run validates c and performs it on dev. An "element" argument is resolved
+// against sc, the Scene the caller (model or planner) chose it from; an index
+// not in sc, or an element with no area on screen, is an *ElementError. A
+// bad call (an *ArgError or *ElementError) never touches the device. Device
+// errors are wrapped with the tool and element, so errors.Is finds the
+// driver's sentinels (device.ErrDisconnected, …).
+func Run(ctx context.Context, dev device.Device, sc *scene.Scene, c Call, opt RunOptions) (Result, error) {
+	if err := Validate(c); err != nil {
+		return Result{}, err
+	}
+	args, err := decodeArgs(c.Args)
+	if err != nil { // unreachable after Validate; kept so a bug cannot act blindly
+		return Result{}, &ArgError{Tool: c.Name, Msg: err.Error()}
+	}
+	var (
+		el     *scene.Element
+		target scene.Bounds
+	)
+	if _, given := args["element"]; given {
+		idx, ok := ElementArg(c)
+		if !ok { // passed the schema but does not fit an int (1e20)
+			return Result{}, &ArgError{Tool: c.Name, Arg: "element", Msg: "must be an element index from the listing"}
+		}
+		e, b, err := resolve(sc, idx)
+		if err != nil {
+			return Result{}, err
+		}
+		el, target = &e, b
+	}
+	if c.Name == FinishTask {
+		success, _ := args["success"].(bool)
+		reason, _ := args["reason"].(string)
+		outcome := "failed"
+		if success {
+			outcome = "succeeded"
+		}
+		return Result{
+			Text:   "task " + outcome + ": " + oneLine(reason, 120),
+			Finish: &Finish{Success: success, Reason: reason},
+		}, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return Result{}, fmt.Errorf("%s: %w", c.Name, err)
+	}
+	res := Result{Element: el}
+
+	switch c.Name {
+	case Tap:
+		x, y := target.Center()
+		if err := dev.Tap(ctx, x, y); err != nil {
+			return res, fmt.Errorf("tap [%d]: %w", el.Index, err)
+		}
+		res.Text = "tapped " + Describe(*el)
+
+	case LongPress:
+		x, y := target.Center()
+		if err := dev.LongPress(ctx, x, y, LongPressDuration); err != nil {
+			return res, fmt.Errorf("long_press [%d]: %w", el.Index, err)
+		}
+		res.Text = "long-pressed " + Describe(*el)
+
+	case TypeText:
+		text, _ := args["text"].(string)
+		submit, _ := args["submit"].(bool)
+		into := "the focused field"
+		if el != nil {
+			x, y := target.Center()
+			if err := dev.Tap(ctx, x, y); err != nil {
+				return res, fmt.Errorf("type_text: focus [%d]: %w", el.Index, err)
+			}
+			into = "[" + strconv.Itoa(el.Index) + "]"
+		}
+		if err := dev.TypeText(ctx, text); err != nil {
+			return res, fmt.Errorf("type_text into %s: %w", into, err)
+		}
+		res.Text = fmt.Sprintf("typed %d characters into %s", utf8.RuneCountInString(text), into)
+		if submit {
+			if err := dev.Key(ctx, device.KeyEnter); err != nil {
+				return res, fmt.Errorf("type_text: submit (enter): %w", err)
+			}
+			res.Text += " and pressed enter"
+		}
+
+	case Scroll:
+		dir, _ := args["direction"].(string)
+		area, where := target, " in ["+strconv.Itoa(idxOf(el))+"]"
+		if el == nil {
+			area, where = screenArea(sc), ""
+			if area.Empty() {
+				return res, fmt.Errorf("scroll: the screen size is unknown; give an element to scroll")
+			}
+		}
+		x1, y1, x2, y2 := swipeFor(area, dir)
+		if err := dev.Swipe(ctx, x1, y1, x2, y2, ScrollDuration); err != nil {
+			return res, fmt.Errorf("scroll %s%s: %w", dir, where, err)
+		}
+		res.Text = "scrolled " + dir + where
+
+	case PressKey:
+		key, _ := args["key"].(string)
+		if err := dev.Key(ctx, device.Key(key)); err != nil {
+			return res, fmt.Errorf("press_key %s: %w", key, err)
+		}
+		res.Text = "pressed " + key
+
+	case LaunchApp:
+		app, _ := args["app"].(string)
+		if err := dev.LaunchApp(ctx, app); err != nil {
+			return res, fmt.Errorf("launch_app %q: %w", app, err)
+		}
+		res.Text = "launched " + oneLine(app, 60)
+
+	case Wait:
+		n, _ := args["seconds"].(json.Number)
+		secs, _ := n.Float64()
+		clk := opt.Clock
+		if clk == nil {
+			clk = clock.Real{}
+		}
+		d := time.Duration(math.Round(secs * float64(time.Second)))
+		if err := clk.Sleep(ctx, d); err != nil {
+			return res, fmt.Errorf("wait: %w", err)
+		}
+		res.Text = "waited " + strconv.FormatFloat(secs, 'f', -1, 64) + "s"
+
+	default: // a tool in the specs without an implementation: a bug here
+		return res, fmt.Errorf("%s: not implemented", c.Name)
+	}
+	return res, nil
+}
+
+func idxOf(e *scene.Element) int {
+	if e == nil {
+		return -1
+	}
+	return e.Index
+}
+
+// resolve finds element idx in sc and the part of it that is on screen.
+func resolve(sc *scene.Scene, idx int) (scene.Element, scene.Bounds, error) {
+	e, ok := sc.Element(idx)
+	if !ok {
+		n := 0
+		if sc != nil {
+			n = len(sc.Elements)
+		}
+		return scene.Element{}, scene.Bounds{}, &ElementError{Index: idx, Count: n}
+	}
+	b := e.Bounds
+	if sc.Width > 0 && sc.Height > 0 {
+		// Act on the visible part: a list row half scrolled off the top
+		// still has its visible half under the finger.
+		b = intersect(b, scene.Bounds{Right: sc.Width, Bottom: sc.Height})
+	}
+	if b.Empty() {
+		return scene.Element{}, scene.Bounds{}, &ElementError{Index: idx, Count: len(sc.Elements), Bounds: e.Bounds, NoArea: true}
+	}
+	return e, b, nil
+}
+
+func intersect(a, b scene.Bounds) scene.Bounds {
+	return scene.Bounds{
+		Left: max(a.Left, b.Left), Top: max(a.Top, b.Top),
+		Right: min(a.Right, b.Right), Bottom: min(a.Bottom, b.Bottom),
+	}
+}
+
+// screenArea is the whole screen, from the Scene's size or, when the driver
+// did not report one, from the elements' extent.
+func screenArea(sc *scene.Scene) scene.Bounds {
+	if sc == nil {
+		return scene.Bounds{}
+	}
+	if sc.Width > 0 && sc.Height > 0 {
+		return scene.Bounds{Right: sc.Width, Bottom: sc.Height}
+	}
+	var area scene.Bounds
+	for _, e := range sc.Elements {
+		if e.Bounds.Empty() {
+			continue
+		}
+		area.Right = max(area.Right, e.Bounds.Right)
+		area.Bottom = max(area.Bottom, e.Bounds.Bottom)
+	}
+	return area
+}
+
+// swipeFor returns the swipe inside area that brings content further in dir
+// into view: the finger moves the opposite way (to see what is below, drag
+// the content up).
+func swipeFor(area scene.Bounds, dir string) (x1, y1, x2, y2 int) {
+	cx, cy := area.Center()
+	along := func(lo, size int, f float64) int { return lo + int(math.Round(float64(size)*f)) }
+	switch dir {
+	case "down":
+		return cx, along(area.Top, area.Height(), scrollFrom), cx, along(area.Top, area.Height(), scrollTo)
+	case "up":
+		return cx, along(area.Top, area.Height(), scrollTo), cx, along(area.Top, area.Height(), scrollFrom)
+	case "right":
+		return along(area.Left, area.Width(), scrollFrom), cy, along(area.Left, area.Width(), scrollTo), cy
+	default: // "left"
+		return along(area.Left, area.Width(), scrollTo), cy, along(area.Left, area.Width(), scrollFrom), cy
+	}
+}
+
+// Describe renders an element the way tool results name it:
+// `[4] Button "Search"`, or `[9] ImageView id=cart_icon` when it has no label.
+func Describe(e scene.Element) string {
+	var b strings.Builder
+	b.WriteString("[" + strconv.Itoa(e.Index) + "]")
+	if cls := simpleClass(e.Class); cls != "" {
+		b.WriteString(" " + cls)
+	}
+	if label := e.Label(); label != "" {
+		b.WriteString(" " + strconv.Quote(oneLine(label, 40)))
+	} else if e.ResourceID != "" {
+		id := e.ResourceID
+		if i := strings.Index(id, ":id/"); i >= 0 {
+			id = id[i+len(":id/"):]
+		}
+		b.WriteString(" id=" + id)
+	}
+	return b.String()
+}
+
+func simpleClass(class string) string {
+	if i := strings.LastIndexByte(class, '.'); i >= 0 {
+		return class[i+1:]
+	}
+	return class
+}
+
+// oneLine flattens whitespace and cuts s to at most n runes.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) > n {
+		s = string([]rune(s)[:n-1]) + "…"
+	}
+	return s
+}
+
+// ElementArg returns the call's "element" argument, if it has one that is an
+// integer (4 or 4.0).
+func ElementArg(c Call) (int, bool) {
+	args, err := decodeArgs(c.Args)
+	if err != nil {
+		return 0, false
+	}
+	n, ok := args["element"].(json.Number)
+	if !ok {
+		return 0, false
+	}
+	if i, err := n.Int64(); err == nil {
+		return int(i), i == int64(int(i))
+	}
+	f, err := n.Float64()
+	if err != nil || f != math.Trunc(f) || math.Abs(f) > math.MaxInt32 {
+		return 0, false
+	}
+	return int(f), true
+}
+
+// WithElement returns a copy of c with its "element" argument set to idx
+// (the Executor uses it once it has resolved a selector). Other arguments are
+// kept; c itself is not modified. Arguments that are not a JSON object are
+// replaced by {"element": idx}.
+func WithElement(c Call, idx int) Call {
+	args := map[string]json.RawMessage{}
+	if trimmed := strings.TrimSpace(string(c.Args)); trimmed != "" && trimmed != "null" {
+		if err := json.Unmarshal(c.Args, &args); err != nil || args == nil {
+			args = map[string]json.RawMessage{}
+		}
+	}
+	args["element"] = json.RawMessage(strconv.Itoa(idx))
+	b, _ := json.Marshal(args) // a map of valid raw messages always marshals
+	return Call{Name: c.Name, Args: b}
+}
