@@ -1,0 +1,96 @@
+package adb
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Window and activity records print a component as "u0 pkg/cls" (user id,
+// package, activity class, the class possibly relative: ".Main").
+var (
+	componentRE = regexp.MustCompile(`\bu\d+ ([A-Za-z][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)+)/([A-Za-z0-9_.$]+)`)
+	// A focused window that is not an activity (a dialog, an app's own
+	// window) shows just the package: "Window{… u0 com.pkg}".
+	windowPkgRE = regexp.MustCompile(`\bu\d+ ([A-Za-z][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)+)\}`)
+)
+
+// ParseWindowFocus reads `dumpsys window` (or `dumpsys window windows`)
+// output for the focused window and app. Android 4–9 print
+// "mCurrentFocus=Window{… u0 pkg/cls}" and
+// "mFocusedApp=AppWindowToken{… ActivityRecord{… u0 pkg/cls t5}}";
+// Android 10+ print "mFocusedApp=ActivityRecord{… u0 pkg/cls t5}". The
+// focused window wins; system windows without a package (StatusBar,
+// NotificationShade, PopupWindow:…) and "null" fall through to the focused
+// app.
+func ParseWindowFocus(out []byte) Focus {
+	var focusPkgOnly string
+	var focusedApp Focus
+	for _, line := range strings.Split(string(out), "\n") {
+		line = strings.TrimSpace(line)
+		switch {
+		case strings.HasPrefix(line, "mCurrentFocus="):
+			if fg, ok := parseComponent(line); ok {
+				return fg
+			}
+			if m := windowPkgRE.FindStringSubmatch(line); m != nil && focusPkgOnly == "" {
+				focusPkgOnly = m[1]
+			}
+		case strings.HasPrefix(line, "mFocusedApp="):
+			if fg, ok := parseComponent(line); ok && focusedApp.Package == "" {
+				focusedApp = fg
+			}
+		}
+	}
+	if focusPkgOnly != "" {
+		fg := Focus{Package: focusPkgOnly}
+		if focusedApp.Package == focusPkgOnly {
+			fg.Activity = focusedApp.Activity
+		}
+		return fg
+	}
+	return focusedApp
+}
+
+// ParseResumedActivity reads `dumpsys activity activities` output for the
+// resumed activity: "mResumedActivity: ActivityRecord{…}" (Android ≤ 9),
+// "topResumedActivity=ActivityRecord{…}" (10–11), "ResumedActivity:
+// ActivityRecord{…}" (12+), or the older "mFocusedActivity: …".
+func ParseResumedActivity(out []byte) Focus {
+	best, bestRank := Focus{}, 0
+	for _, line := range strings.Split(string(out), "\n") {
+		line = strings.TrimSpace(line)
+		rank := 0
+		switch {
+		case strings.HasPrefix(line, "topResumedActivity="):
+			rank = 4
+		case strings.HasPrefix(line, "mResumedActivity:"), strings.HasPrefix(line, "ResumedActivity:"):
+			rank = 3
+		case strings.HasPrefix(line, "mFocusedActivity:"):
+			rank = 2
+		case strings.HasPrefix(line, "mLastResumedActivity:") || strings.HasPrefix(line, "mLastResumedActivity="):
+			rank = 1
+		default:
+			continue
+		}
+		if rank <= bestRank {
+			continue
+		}
+		if fg, ok := parseComponent(line); ok {
+			best, bestRank = fg, rank
+		}
+	}
+	return best
+}
+
+// parseComponent finds "u0 pkg/cls" and expands a relative class.
+func parseComponent(line string) (Focus, bool) {
+	m := componentRE.FindStringSubmatch(line)
+	if m == nil {
+		return Focus{}, false
+	}
+	pkg, cls := m[1], m[2]
+	if strings.HasPrefix(cls, ".") {
+		cls = pkg + cls
+	}
+	return Focus{Package: pkg, Activity: cls}, true
+}

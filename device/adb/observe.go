@@ -1,0 +1,294 @@
+package adb
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"sync"
+	"time"
+
+	"phonepilot/perception"
+	"phonepilot/scene"
+)
+
+// dumpMethod is how this phone's uiautomator dump reaches us.
+type dumpMethod int
+
+const (
+	dumpUnknown dumpMethod = iota
+	dumpTTY                // exec:uiautomator dump /dev/tty (one round trip)
+	dumpFile               // dump to a file on the phone, then cat it
+)
+
+// dumpFilePath is where the file method writes; uiautomator's own default.
+const dumpFilePath = "/sdcard/window_dump.xml"
+
+// DumpError is a uiautomator dump that failed after every retry. It wraps
+// the last cause (perception.ErrIdleState, perception.ErrNullRoot, or a
+// parse error).
+type DumpError struct {
+	Attempts int
+	Err      error
+}
+
+func (e *DumpError) Error() string {
+	return fmt.Sprintf("uiautomator dump failed after %d attempt(s): %v", e.Attempts, e.Err)
+}
+
+func (e *DumpError) Unwrap() error { return e.Err }
+
+// Scene observes the screen: a uiautomator dump parsed by perception, with
+// the screen size from `wm size` (rotated as the dump says) and the
+// foreground app and activity from dumpsys. The dumpsys and wm queries run
+// while the dump does, so they add no latency.
+func (d *Device) Scene(ctx context.Context) (*scene.Scene, error) {
+	var (
+		wg       sync.WaitGroup
+		fg       Focus
+		fgErr    error
+		size     ScreenSize
+		sizeErr  error
+		sizeDone bool
+	)
+	d.mu.Lock()
+	size, sizeDone = d.size, d.sizeKnown
+	d.mu.Unlock()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		fg, fgErr = d.Foreground(ctx)
+	}()
+	if !sizeDone {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			size, sizeErr = d.ScreenSize(ctx)
+		}()
+	}
+	sc, err := d.dumpScene(ctx)
+	wg.Wait()
+	if err != nil {
+		return nil, err
+	}
+	if sizeErr == nil && size.Width > 0 && size.Height > 0 {
+		w, h := size.Width, size.Height
+		if sc.Rotation == 1 || sc.Rotation == 3 {
+			w, h = h, w
+		}
+		sc.Width, sc.Height = w, h
+	} else if sizeErr != nil {
+		d.log.Debug("screen size unknown; using the dump's extent", "err", sizeErr)
+	}
+	if fgErr == nil && fg.Package != "" {
+		sc.Package, sc.Activity = fg.Package, fg.Activity
+	} else if fgErr != nil {
+		d.log.Debug("foreground app unknown; using the dump's", "err", fgErr)
+	}
+	return sc, nil
+}
+
+// dumpScene dumps and parses, retrying with --compressed after an idle-state
+// failure and after a pause on a null root.
+func (d *Device) dumpScene(ctx context.Context) (*scene.Scene, error) {
+	compressed := false
+	var last error
+	attempts := 0
+	for attempt := 0; attempt <= d.cfg.DumpRetries; attempt++ {
+		attempts++
+		raw, err := d.dump(ctx, compressed)
+		if err != nil {
+			return nil, err
+		}
+		sc, err := perception.Parse(trimDump(raw), perception.Options{})
+		if err == nil {
+			return sc, nil
+		}
+		last = err
+		switch {
+		case errors.Is(err, perception.ErrIdleState):
+			// The screen keeps animating; --compressed skips the idle wait's
+			// worst offenders (mobilewright#117).
+			d.log.Debug("uiautomator idle-state failure; retrying with --compressed", "attempt", attempts)
+			compressed = true
+		case errors.Is(err, perception.ErrNullRoot):
+			d.log.Debug("uiautomator null root; retrying", "attempt", attempts)
+			if err := d.clk.Sleep(ctx, 300*time.Millisecond); err != nil {
+				return nil, fmt.Errorf("adb dump: %w", err)
+			}
+		default:
+			// Not a dump at all: an empty or cut-off answer is what a dying
+			// transport leaves behind.
+			return nil, d.disconnectedIfGone(ctx, "dump", &DumpError{Attempts: attempts, Err: err})
+		}
+	}
+	return nil, &DumpError{Attempts: attempts, Err: last}
+}
+
+// trimDump drops anything a device prints before the XML (warnings).
+func trimDump(raw []byte) []byte {
+	if i := bytes.Index(raw, []byte("<?xml")); i > 0 {
+		return raw[i:]
+	}
+	if i := bytes.Index(raw, []byte("<hierarchy")); i > 0 {
+		return raw[i:]
+	}
+	return raw
+}
+
+// dump runs one uiautomator dump by the best method the phone allows: to
+// /dev/tty through exec: (one round trip), else to a file that is then
+// read. The method that worked is remembered.
+func (d *Device) dump(ctx context.Context, compressed bool) ([]byte, error) {
+	d.mu.Lock()
+	method := d.dumpMethod
+	d.mu.Unlock()
+	flag := ""
+	if compressed {
+		flag = "--compressed "
+	}
+	if method != dumpFile {
+		out, err := d.exec(ctx, d.cfg.Timeouts.Dump, "uiautomator dump "+flag+"/dev/tty")
+		if err != nil {
+			return nil, err
+		}
+		if bytes.Contains(out, []byte("<hierarchy")) || perception.Retryable(perceptionDeviceError(out)) {
+			if method == dumpUnknown && bytes.Contains(out, []byte("<hierarchy")) {
+				d.setDumpMethod(dumpTTY)
+			}
+			return out, nil
+		}
+		if method == dumpTTY {
+			// It worked before; a bad answer now is not a reason to switch.
+			return out, nil
+		}
+		d.log.Debug("uiautomator dump to /dev/tty gave no XML; trying a file", "output", clip(out))
+	}
+	out, err := d.run(ctx, d.cfg.Timeouts.Dump, "uiautomator dump "+flag+dumpFilePath)
+	if err != nil {
+		return nil, err
+	}
+	if perception.Retryable(perceptionDeviceError(out)) {
+		return out, nil
+	}
+	if !bytes.Contains(out, []byte("dumped to")) {
+		return nil, d.disconnectedIfGone(ctx, "dump", &DumpError{Attempts: 1, Err: fmt.Errorf("uiautomator dump %s: %s", dumpFilePath, clip(out))})
+	}
+	xml, err := d.exec(ctx, d.cfg.Timeouts.Dump, "cat "+dumpFilePath)
+	if err != nil {
+		return nil, err
+	}
+	if method == dumpUnknown && bytes.Contains(xml, []byte("<hierarchy")) {
+		d.setDumpMethod(dumpFile)
+	}
+	return xml, nil
+}
+
+func (d *Device) setDumpMethod(m dumpMethod) {
+	d.mu.Lock()
+	d.dumpMethod = m
+	d.mu.Unlock()
+	d.log.Debug("uiautomator dump method chosen", "tty", m == dumpTTY)
+}
+
+// perceptionDeviceError classifies uiautomator's error lines the way
+// perception.Parse does, without parsing a whole document.
+func perceptionDeviceError(out []byte) error {
+	if bytes.Contains(out, []byte("<hierarchy")) {
+		return nil
+	}
+	switch {
+	case bytes.Contains(out, []byte("could not get idle state")):
+		return perception.ErrIdleState
+	case bytes.Contains(out, []byte("null root node returned")):
+		return perception.ErrNullRoot
+	}
+	return nil
+}
+
+// ScreenSize is the display size in its natural orientation.
+type ScreenSize struct {
+	Width, Height int
+	// Overridden is true when `wm size` reported an override (which wins
+	// over the physical size).
+	Overridden bool
+}
+
+// ScreenSize asks `wm size` once and remembers the answer.
+func (d *Device) ScreenSize(ctx context.Context) (ScreenSize, error) {
+	d.mu.Lock()
+	if d.sizeKnown {
+		s := d.size
+		d.mu.Unlock()
+		return s, nil
+	}
+	d.mu.Unlock()
+	out, err := d.run(ctx, d.cfg.Timeouts.Command, "wm size")
+	if err != nil {
+		return ScreenSize{}, err
+	}
+	s, err := ParseWMSize(out)
+	if err != nil {
+		return ScreenSize{}, err
+	}
+	d.mu.Lock()
+	d.size, d.sizeKnown = s, true
+	d.mu.Unlock()
+	return s, nil
+}
+
+var wmSizeRE = regexp.MustCompile(`(?m)^\s*(Physical|Override) size:\s*(\d+)\s*x\s*(\d+)`)
+
+// ParseWMSize reads `wm size` output: "Physical size: WxH", and an
+// "Override size: WxH" line that wins when present.
+func ParseWMSize(out []byte) (ScreenSize, error) {
+	var s ScreenSize
+	found := false
+	for _, m := range wmSizeRE.FindAllSubmatch(out, -1) {
+		w, _ := strconv.Atoi(string(m[2]))
+		h, _ := strconv.Atoi(string(m[3]))
+		if w <= 0 || h <= 0 {
+			continue
+		}
+		if string(m[1]) == "Override" {
+			s = ScreenSize{Width: w, Height: h, Overridden: true}
+			found = true
+		} else if !s.Overridden {
+			s = ScreenSize{Width: w, Height: h}
+			found = true
+		}
+	}
+	if !found {
+		return ScreenSize{}, fmt.Errorf("wm size: no size in %q", clip(out))
+	}
+	return s, nil
+}
+
+// Focus is the app and activity in front.
+type Focus struct{ Package, Activity string }
+
+// Foreground asks dumpsys which app and activity are in front, reading the
+// window manager first and the activity manager when that says nothing.
+func (d *Device) Foreground(ctx context.Context) (Focus, error) {
+	out, err := d.run(ctx, d.cfg.Timeouts.Command, "dumpsys window windows")
+	if err == nil {
+		if fg := ParseWindowFocus(out); fg.Package != "" {
+			return fg, nil
+		}
+	} else if ctx.Err() != nil {
+		return Focus{}, err
+	}
+	out2, err2 := d.run(ctx, d.cfg.Timeouts.Command, "dumpsys activity activities")
+	if err2 != nil {
+		if err != nil {
+			return Focus{}, err
+		}
+		return Focus{}, err2
+	}
+	if fg := ParseResumedActivity(out2); fg.Package != "" {
+		return fg, nil
+	}
+	return Focus{}, errors.New("dumpsys: no focused window or resumed activity found")
+}
