@@ -132,9 +132,9 @@ func TestFindOnRealScreens(t *testing.T) {
 		want string // label, id or class of the best match
 	}{
 		{"vivo_launcher_home_zh.xml", scene.Selector{Value: "微信"}, "微信"},
-		{"vivo_launcher_home_zh.xml", scene.Selector{Value: "哔哩"}, "哔哩哔哩"},                     // contains
+		{"vivo_launcher_home_zh.xml", scene.Selector{Value: "哔哩"}, "哔哩哔哩"},                          // contains
 		{"vivo_launcher_home_zh.xml", scene.Selector{Value: "权利卫士", Mode: scene.ModeExact}, "权利卫士"}, // exact beats "权利卫士自动化"
-		{"vivo_launcher_home_zh.xml", scene.Selector{Value: "权力卫士"}, "权利卫士"},                     // fuzzy: one wrong character
+		{"vivo_launcher_home_zh.xml", scene.Selector{Value: "权力卫士"}, "权利卫士"},                        // fuzzy: one wrong character
 		{"gmail_inbox.xml", scene.Selector{Value: "compose"}, "Compose"},
 		{"gmail_inbox.xml", scene.Selector{Value: "Compse", Mode: scene.ModeFuzzy}, "Compose"},
 		{"gmail_inbox.xml", scene.Selector{Field: scene.FieldID, Value: "compose_button"}, "Compose"},
