@@ -1,0 +1,184 @@
+package adbd
+
+import (
+	"bufio"
+	"encoding/binary"
+	"io"
+	"strings"
+	"sync"
+)
+
+// Shell protocol v2 packet ids (shell_protocol.h).
+const (
+	v2Stdin      = 0
+	v2Stdout     = 1
+	v2Stderr     = 2
+	v2Exit       = 3
+	v2CloseStdin = 4
+	v2WindowSize = 5
+	// v2MaxFrame keeps each output frame modest, as adbd's own buffer does.
+	v2MaxFrame = 64 << 10
+)
+
+// handlerFunc serves one opened stream; the stream is closed after it returns.
+type handlerFunc func(s *stream)
+
+// service resolves an OPEN's service name, or returns nil to refuse it.
+func (srv *Server) service(name string) handlerFunc {
+	switch {
+	case name == "sync:":
+		return srv.serveSync
+	case strings.HasPrefix(name, "exec:"):
+		// exec-out: raw bytes over a PTY in raw mode, no exit status.
+		cmd := strings.TrimPrefix(name, "exec:")
+		return func(s *stream) { srv.serveRaw(s, cmd, true) }
+	case strings.HasPrefix(name, "shell:"):
+		// Legacy shell: also a raw-mode PTY on adbd, so /dev/tty exists.
+		cmd := strings.TrimPrefix(name, "shell:")
+		return func(s *stream) { srv.serveRaw(s, cmd, true) }
+	case strings.HasPrefix(name, "shell,"):
+		args, cmd, ok := strings.Cut(strings.TrimPrefix(name, "shell,"), ":")
+		if !ok {
+			return nil
+		}
+		v2, tty := parseShellArgs(args, cmd)
+		if !v2 {
+			// Without the shell protocol adbd always uses a PTY.
+			return func(s *stream) { srv.serveRaw(s, cmd, true) }
+		}
+		if !srv.cfg.has(FeatureShellV2) {
+			return nil
+		}
+		return func(s *stream) { srv.serveV2(s, cmd, tty) }
+	}
+	return nil
+}
+
+// parseShellArgs reads "v2,TERM=xterm,raw" the way adbd's ShellService
+// does: a PTY for an interactive (empty) command and pipes otherwise,
+// overridden by the last of "raw"/"pty".
+func parseShellArgs(args, cmd string) (v2, tty bool) {
+	tty = cmd == ""
+	for _, a := range strings.Split(args, ",") {
+		switch a {
+		case "v2":
+			v2 = true
+		case "raw":
+			tty = false
+		case "pty":
+			tty = true
+		}
+	}
+	return v2, tty
+}
+
+// lockedWriter lets stdout and stderr share one buffered stream.
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// serveRaw runs cmd with stdout and stderr merged into the stream and no
+// exit status, as the "none" shell protocol does.
+func (srv *Server) serveRaw(s *stream, cmd string, tty bool) {
+	go io.Copy(io.Discard, s) // keep OKAYing stdin the commands never read
+	bw := bufio.NewWriterSize(s, s.t.chunkSize())
+	out := lockedWriter{mu: new(sync.Mutex), w: bw}
+	if strings.TrimSpace(cmd) == "" {
+		io.WriteString(out, interactiveRefusal)
+	} else {
+		srv.phone.Exec(s.ctx, cmd, tty, out, out)
+	}
+	out.mu.Lock()
+	bw.Flush()
+	out.mu.Unlock()
+}
+
+const interactiveRefusal = "simulated phone: interactive shell is not supported; run adb shell COMMAND\n"
+
+// v2Writer frames writes as shell protocol packets of one id.
+type v2Writer struct {
+	mu *sync.Mutex
+	w  *bufio.Writer
+	id byte
+}
+
+func (v v2Writer) Write(p []byte) (int, error) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	written := 0
+	for len(p) > 0 {
+		n := min(len(p), v2MaxFrame)
+		if err := writeV2Frame(v.w, v.id, p[:n]); err != nil {
+			return written, err
+		}
+		p = p[n:]
+		written += n
+	}
+	return written, nil
+}
+
+func writeV2Frame(w io.Writer, id byte, data []byte) error {
+	var h [5]byte
+	h[0] = id
+	binary.LittleEndian.PutUint32(h[1:], uint32(len(data)))
+	if _, err := w.Write(h[:]); err != nil {
+		return err
+	}
+	_, err := w.Write(data)
+	return err
+}
+
+// serveV2 runs cmd under the shell protocol: stdout and stderr framed
+// separately, then the exit status.
+func (srv *Server) serveV2(s *stream, cmd string, tty bool) {
+	go srv.readV2Input(s)
+	bw := bufio.NewWriterSize(s, s.t.chunkSize())
+	mu := new(sync.Mutex)
+	stdout := v2Writer{mu: mu, w: bw, id: v2Stdout}
+	stderr := v2Writer{mu: mu, w: bw, id: v2Stderr}
+	code := 1
+	if strings.TrimSpace(cmd) == "" {
+		io.WriteString(stderr, interactiveRefusal)
+	} else {
+		code = srv.phone.Exec(s.ctx, cmd, tty, stdout, stderr)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if writeV2Frame(bw, v2Exit, []byte{byte(code)}) == nil {
+		bw.Flush()
+	}
+}
+
+// readV2Input consumes the host's side of a v2 stream (stdin, close-stdin,
+// window size), none of which the simulated commands read. A malformed
+// frame stops parsing; the rest is drained so the host is never stalled.
+func (srv *Server) readV2Input(s *stream) {
+	defer io.Copy(io.Discard, s)
+	r := bufio.NewReader(s)
+	var h [5]byte
+	for {
+		if _, err := io.ReadFull(r, h[:]); err != nil {
+			return
+		}
+		n := binary.LittleEndian.Uint32(h[1:])
+		if n > srv.cfg.MaxData {
+			srv.log.Warn("shell v2: oversized input frame; ignoring the rest of stdin", "id", h[0], "len", n)
+			return
+		}
+		switch h[0] {
+		case v2Stdin, v2CloseStdin, v2WindowSize:
+		default:
+			srv.log.Debug("shell v2: unknown input frame", "id", h[0], "len", n)
+		}
+		if _, err := io.CopyN(io.Discard, r, int64(n)); err != nil {
+			return
+		}
+	}
+}
