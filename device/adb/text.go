@@ -167,8 +167,9 @@ func inputTextChunks(text string) []string {
 	return chunks
 }
 
-// Quote makes s one word for the device's sh: single quotes, with each
-// embedded ' written as '\''. Inside single quotes nothing is special.
+// Quote makes s one word for the device's sh: it wraps s in single quotes
+// (inside which nothing is special) and writes each embedded single quote
+// as quote-close, backslash-quote, quote-open.
 func Quote(s string) string {
 	if s == "" {
 		return "''"
