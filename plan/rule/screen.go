@@ -1,0 +1,318 @@
+package rule
+
+import (
+	"strconv"
+	"strings"
+
+	"phonepilot/plan"
+	"phonepilot/scene"
+	"phonepilot/tools"
+)
+
+// Words that mark a search box or a search entry, in ids, labels and hints.
+var searchWords = []string{"search", "搜索", "query", "keyword", "查找", "搜"}
+
+// Labels near "search" that are not the search box.
+var notSearchWords = []string{"history", "历史", "discover", "发现", "clear", "清空", "photo", "拍照", "scan", "扫"}
+
+// dismissWords are the labels of buttons that close a popup without
+// agreeing to anything. Allow, pay, delete and their like are never here.
+var dismissWords = map[string]bool{
+	"close": true, "×": true, "✕": true, "✖": true, "x": true, "关闭": true, "跳过": true, "skip": true,
+	"skip ad": true, "not now": true, "以后再说": true, "稍后再说": true, "暂不": true, "暂不需要": true,
+	"cancel": true, "取消": true, "no thanks": true, "no, thanks": true, "dismiss": true, "later": true,
+	"maybe later": true, "don't allow": true, "不允许": true, "deny": true, "拒绝": true, "close ad": true,
+	"关闭广告": true, "我知道了": true, "知道了": true, "got it": true,
+}
+
+// strongDismiss labels close something wherever they are; the others (like
+// "cancel" or "关闭", which is also a switch's state in Settings) only inside
+// something that looks like a popup.
+var strongDismiss = map[string]bool{"×": true, "✕": true, "✖": true, "跳过": true, "skip ad": true, "以后再说": true,
+	"稍后再说": true, "not now": true, "close ad": true, "关闭广告": true, "no thanks": true, "no, thanks": true}
+
+// popupWords mark a container as a popup (dialog, ad layer, permission
+// prompt) in its id, class or package.
+var popupWords = []string{"popup", "poplayer", "dialog", "modal", "permission", "_ad", "ad_", "interstitial", "overlay", "alert"}
+
+func fold(s string) string {
+	s = strings.ReplaceAll(s, "’", "'")
+	return strings.ToLower(strings.Join(strings.Fields(s), " "))
+}
+
+func containsAny(s string, words []string) bool {
+	for _, w := range words {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// inPopup reports whether el lies inside a popup-like container (itself
+// included), or in a window of a permission prompt.
+func inPopup(sc *scene.Scene, el scene.Element) bool {
+	if containsAny(strings.ToLower(el.Package), []string{"permissioncontroller", "packageinstaller"}) {
+		return true
+	}
+	for i := el.Index; i >= 0 && i < len(sc.Elements); i = sc.Elements[i].Parent {
+		e := sc.Elements[i]
+		id := strings.ToLower(scene.IDName(e.ResourceID))
+		cls := strings.ToLower(scene.SimpleClass(e.Class))
+		if containsAny(id, popupWords) || containsAny(cls, []string{"dialog", "popup"}) {
+			return true
+		}
+		if e.Parent == i {
+			break
+		}
+	}
+	return false
+}
+
+// dismissPopup plans closing a popup on the screen, unless closing it
+// already failed here.
+func (w *work) dismissPopup() (plan.PlannedStep, bool) {
+	for _, el := range w.sc.Elements {
+		if !w.sc.Visible(el) || !(el.Clickable || w.clickableAncestor(el)) {
+			continue
+		}
+		label := fold(el.Label())
+		id := strings.ToLower(scene.IDName(el.ResourceID))
+		named := dismissWords[label] || (label == "" && (strings.Contains(id, "close") || strings.Contains(id, "dismiss")))
+		if !named {
+			continue
+		}
+		if !strongDismiss[label] && !inPopup(w.sc, el) {
+			continue
+		}
+		// "Cancel" next to the search field we are typing into is not a popup.
+		if (label == "cancel" || label == "取消") && w.focusedEditable() {
+			continue
+		}
+		shown := el.Label()
+		if shown == "" {
+			shown = scene.IDName(el.ResourceID)
+		}
+		intent := "dismiss the popup (" + shown + ")"
+		if _, failed := w.failedHere(intent); failed {
+			continue
+		}
+		sel := selectorFor(w.sc, el, true)
+		return plan.PlannedStep{
+			Intent: intent,
+			Call:   tools.NewCall(tools.Tap, map[string]any{}),
+			Target: &sel,
+			Expect: plan.Expectation{Kind: plan.ExpectGone, Target: sel},
+		}, true
+	}
+	return plan.PlannedStep{}, false
+}
+
+func (w *work) clickableAncestor(el scene.Element) bool {
+	for i := el.Parent; i >= 0 && i < len(w.sc.Elements); i = w.sc.Elements[i].Parent {
+		if w.sc.Elements[i].Clickable {
+			return true
+		}
+		if w.sc.Elements[i].Parent == i {
+			break
+		}
+	}
+	return false
+}
+
+func (w *work) focusedEditable() bool {
+	el, ok := w.sc.Focused()
+	return ok && el.Editable
+}
+
+// searchField finds the editable field to type a query into: one whose id,
+// hint or description says search, or the focused field after the search
+// box was tapped.
+func (w *work) searchField() (scene.Element, bool) {
+	best, bestScore := scene.Element{}, 0
+	tapped := false
+	for _, r := range w.hist {
+		if r.Intent == intentTapSearchBox && r.Status == plan.StepSucceeded {
+			tapped = true
+		}
+	}
+	for _, el := range w.sc.Elements {
+		if !el.Editable || !w.sc.Visible(el) {
+			continue
+		}
+		score := 0
+		hint := strings.ToLower(scene.IDName(el.ResourceID) + " " + el.Text + " " + el.Desc)
+		if containsAny(hint, searchWords) {
+			score += 2
+		}
+		if el.Focused {
+			score++
+		}
+		if tapped {
+			score++
+		}
+		if score > bestScore {
+			best, bestScore = el, score
+		}
+	}
+	return best, bestScore > 0
+}
+
+// searchEntry finds what opens the search box when the box itself is not
+// editable yet (a search bar on a home page, a magnifier icon).
+func (w *work) searchEntry() (scene.Element, bool) {
+	best, bestScore := scene.Element{}, 0
+	for _, el := range w.sc.Elements {
+		if el.Editable || !w.sc.Visible(el) || !(el.Clickable || w.clickableAncestor(el)) {
+			continue
+		}
+		id := strings.ToLower(scene.IDName(el.ResourceID))
+		label := fold(el.Label())
+		if containsAny(id, notSearchWords) || containsAny(label, notSearchWords) {
+			continue
+		}
+		if w.failedWith(selectorFor(w.sc, el, true)) {
+			// This entry failed on this screen; another one may not.
+			continue
+		}
+		score := 0
+		switch {
+		case containsAny(id, []string{"search", "query"}):
+			score = 3
+		case label == "search" || label == "搜索":
+			score = 2
+		case containsAny(label, searchWords):
+			score = 1
+		}
+		if score > bestScore {
+			best, bestScore = el, score
+		}
+	}
+	return best, bestScore > 0
+}
+
+// failedWith reports whether a failed step on this screen targeted the
+// element sel names (the call it acted with carries its index).
+func (w *work) failedWith(sel scene.Selector) bool {
+	el, ok := w.sc.Resolve(sel)
+	if !ok {
+		return false
+	}
+	for _, r := range w.all {
+		if r.Status != plan.StepFailed || r.Before != w.fp {
+			continue
+		}
+		if i, ok := tools.ElementArg(r.Call); ok && i == el.Index && r.Intent == intentTapSearchBox {
+			return true
+		}
+	}
+	return false
+}
+
+func (w *work) fieldNamed(name string) (scene.Element, bool) {
+	want := fold(name)
+	for _, el := range w.sc.Elements {
+		if el.Editable && w.sc.Visible(el) {
+			hint := fold(el.Text + " " + el.Desc + " " + scene.IDName(el.ResourceID))
+			if strings.Contains(hint, want) {
+				return el, true
+			}
+		}
+	}
+	return scene.Element{}, false
+}
+
+func (w *work) firstEditable() (scene.Element, bool) {
+	for _, el := range w.sc.Elements {
+		if el.Editable && w.sc.Visible(el) {
+			return el, true
+		}
+	}
+	return scene.Element{}, false
+}
+
+func fieldHas(el scene.Element, text string) bool { return fold(el.Text) == fold(text) }
+
+// Loading indicators.
+var loadingWords = []string{"loading", "加载中", "正在加载"}
+
+// spinner reports a loading indicator on the screen.
+func spinner(sc *scene.Scene) bool {
+	for _, el := range sc.Elements {
+		if !sc.Visible(el) {
+			continue
+		}
+		if strings.Contains(scene.SimpleClass(el.Class), "ProgressBar") {
+			return true
+		}
+		l := fold(el.Label())
+		for _, w := range loadingWords {
+			if strings.HasPrefix(l, w) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func spinnerSelector(sc *scene.Scene) scene.Selector {
+	for _, el := range sc.Elements {
+		if sc.Visible(el) && strings.Contains(scene.SimpleClass(el.Class), "ProgressBar") {
+			return scene.Selector{Field: scene.FieldClass, Value: "ProgressBar", Mode: scene.ModeContains}
+		}
+	}
+	for _, el := range sc.Elements {
+		l := fold(el.Label())
+		for _, w := range loadingWords {
+			if sc.Visible(el) && strings.HasPrefix(l, w) {
+				return scene.Selector{Field: scene.FieldLabel, Value: el.Label(), Mode: scene.ModeExact}
+			}
+		}
+	}
+	return scene.Selector{Field: scene.FieldClass, Value: "ProgressBar", Mode: scene.ModeContains}
+}
+
+// selectorFor names el so that it resolves to el on this Scene and, where
+// possible, on the next one too: a unique resource id, else a unique label,
+// else its index.
+func selectorFor(sc *scene.Scene, el scene.Element, clickable bool) scene.Selector {
+	if el.ResourceID != "" {
+		sel := scene.Selector{Field: scene.FieldID, Value: el.ResourceID, Mode: scene.ModeExact, Clickable: clickable}
+		if unique(sc, sel, el) {
+			return sel
+		}
+	}
+	if l := el.Label(); l != "" {
+		sel := scene.Selector{Field: scene.FieldLabel, Value: l, Mode: scene.ModeExact, Clickable: clickable}
+		if unique(sc, sel, el) {
+			return sel
+		}
+	}
+	return scene.Selector{Field: scene.FieldIndex, Value: strconv.Itoa(el.Index)}
+}
+
+// unique reports whether sel finds exactly el (or, with clickable, el's
+// clickable ancestor) and nothing else equally good.
+func unique(sc *scene.Scene, sel scene.Selector, el scene.Element) bool {
+	m := sc.Find(sel)
+	if len(m) == 0 {
+		return false
+	}
+	if len(m) > 1 && m[1].Score >= m[0].Score {
+		return false
+	}
+	got := m[0].Element.Index
+	if got == el.Index {
+		return true
+	}
+	// Narrowed to a clickable ancestor: fine when that ancestor holds el.
+	for i := el.Parent; i >= 0 && i < len(sc.Elements); i = sc.Elements[i].Parent {
+		if i == got {
+			return true
+		}
+		if sc.Elements[i].Parent == i {
+			break
+		}
+	}
+	return false
+}

@@ -1,0 +1,392 @@
+// Package runtime runs a task: the TaskRunner's observe → plan → act →
+// observe loop, the Executor that turns a planned step into tool calls
+// (waiting for its element, settling, checking, retrying), and the Memory of
+// what this task has seen and tried.
+//
+// The loop is a plain for loop; it ends when the Planner finishes the task,
+// the task fails with a reason (max steps, the Planner gives up, the device is
+// gone, the loop is stuck), or its context is cancelled.
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"phonepilot/device"
+	"phonepilot/internal/clock"
+	"phonepilot/plan"
+	"phonepilot/plan/ai"
+	"phonepilot/plan/rule"
+	"phonepilot/scene"
+	"phonepilot/tools"
+)
+
+// Task statuses a Result ends with.
+const (
+	StatusCompleted = "completed"
+	StatusFailed    = "failed"
+	StatusCancelled = "cancelled"
+)
+
+// Planner names Config.Planner accepts.
+const (
+	PlannerRule = "rule"
+	PlannerAI   = "ai"
+)
+
+// Config tunes the loop and the Executor. The zero value is not valid; start
+// from Defaults.
+type Config struct {
+	// MaxSteps bounds the steps a task may execute.
+	MaxSteps int
+	// StepRetries is the retry ceiling: how many attempts one step gets
+	// before it is failed and the Planner re-plans.
+	StepRetries int
+	// WaitTimeout bounds the wait for a step's target element to appear and
+	// for an expected element to show after an action that took effect.
+	WaitTimeout time.Duration
+	// PollInterval is how often the Scene is observed while waiting or
+	// settling.
+	PollInterval time.Duration
+	// SettleTimeout caps the wait for two consecutive equal Scenes after an
+	// action.
+	SettleTimeout time.Duration
+	// BackoffBase and BackoffMax shape the jittered exponential backoff
+	// between attempts of a step.
+	BackoffBase, BackoffMax time.Duration
+	// FixedDelay, when > 0, replaces settling: sleep this long after every
+	// action, then observe once (what other agents do; the bench compares).
+	FixedDelay time.Duration
+	// StuckSteps: no new screen for this many steps in a row counts as a loop.
+	StuckSteps int
+	// RepeatLimit: the same action on the same screen this many times counts
+	// as a loop.
+	RepeatLimit int
+	// RecentScenes bounds the Scenes Memory keeps for the Planner.
+	RecentScenes int
+	// Seed seeds the backoff jitter (reproducible runs).
+	Seed int64
+	// Planner is PlannerRule (default) or PlannerAI.
+	Planner string
+	// AI configures the AIPlanner when Planner is PlannerAI.
+	AI ai.Config
+}
+
+// Defaults returns the configuration a task runs with unless told otherwise.
+func Defaults() Config {
+	return Config{
+		MaxSteps:      30,
+		StepRetries:   3,
+		WaitTimeout:   10 * time.Second,
+		PollInterval:  100 * time.Millisecond,
+		SettleTimeout: 3 * time.Second,
+		BackoffBase:   200 * time.Millisecond,
+		BackoffMax:    2 * time.Second,
+		StuckSteps:    8,
+		RepeatLimit:   3,
+		RecentScenes:  8,
+		Seed:          1,
+		Planner:       PlannerRule,
+		AI:            ai.Defaults(),
+	}
+}
+
+// Validate reports the first setting that cannot work, naming it.
+func (c Config) Validate() error {
+	switch {
+	case c.MaxSteps < 1:
+		return fmt.Errorf("runtime: max_steps must be at least 1, got %d", c.MaxSteps)
+	case c.StepRetries < 1:
+		return fmt.Errorf("runtime: step_retries must be at least 1, got %d", c.StepRetries)
+	case c.WaitTimeout <= 0:
+		return fmt.Errorf("runtime: wait_timeout must be positive, got %s", c.WaitTimeout)
+	case c.PollInterval <= 0:
+		return fmt.Errorf("runtime: poll_interval must be positive, got %s", c.PollInterval)
+	case c.SettleTimeout <= 0:
+		return fmt.Errorf("runtime: settle_timeout must be positive, got %s", c.SettleTimeout)
+	case c.BackoffBase <= 0 || c.BackoffMax < c.BackoffBase:
+		return fmt.Errorf("runtime: backoff must satisfy 0 < base (%s) <= max (%s)", c.BackoffBase, c.BackoffMax)
+	case c.FixedDelay < 0:
+		return fmt.Errorf("runtime: fixed_delay must not be negative, got %s", c.FixedDelay)
+	case c.StuckSteps < 2:
+		return fmt.Errorf("runtime: stuck_steps must be at least 2, got %d", c.StuckSteps)
+	case c.RepeatLimit < 2:
+		return fmt.Errorf("runtime: repeat_limit must be at least 2, got %d", c.RepeatLimit)
+	case c.RecentScenes < 1:
+		return fmt.Errorf("runtime: recent_scenes must be at least 1, got %d", c.RecentScenes)
+	}
+	switch c.Planner {
+	case "", PlannerRule:
+	case PlannerAI:
+		if err := c.AI.Validate(); err != nil {
+			return fmt.Errorf("runtime: ai planner: %w", err)
+		}
+	default:
+		return fmt.Errorf("runtime: planner must be %q or %q, got %q", PlannerRule, PlannerAI, c.Planner)
+	}
+	return nil
+}
+
+// Options are what a Runner is given besides its Config.
+type Options struct {
+	// Planner, when set, is used as is (it wins over Config.Planner).
+	Planner plan.Planner
+	// Clock drives every wait; clock.Real when nil.
+	Clock clock.Clock
+	// Logger receives debug lines; discarded when nil.
+	Logger *slog.Logger
+	// OnEvent is called synchronously, in order, from the loop.
+	OnEvent func(Event)
+}
+
+// EventType names what an Event reports.
+type EventType string
+
+// The events a run emits, in the order they can occur. EventStatus is last.
+const (
+	EventTaskStarted   EventType = "task_started"
+	EventSceneObserved EventType = "scene_observed"
+	EventPlan          EventType = "plan"
+	EventStepStarted   EventType = "step_started"
+	EventAttempt       EventType = "attempt"
+	EventStepFinished  EventType = "step_finished"
+	EventStatus        EventType = "status"
+)
+
+// Event is one thing that happened during a run. Fields not relevant to the
+// Type are zero.
+type Event struct {
+	Type EventType
+	Time time.Time
+	// Step is the step number (1-based) the event belongs to, 0 before any.
+	Step   int
+	Intent string
+	Call   *tools.Call
+	// Attempt is set on EventAttempt.
+	Attempt *plan.Attempt
+	// Record is set on EventStepFinished.
+	Record *plan.StepRecord
+	// Scene is the Scene observed (EventSceneObserved) or the Scene the step
+	// acted on (EventStepStarted, EventStepFinished).
+	Scene *scene.Scene
+	// Steps is the Planner's ordered plan (EventPlan).
+	Steps []plan.PlannedStep
+	// Status and Reason are set on EventStatus (Reason also on EventPlan when
+	// re-planning).
+	Status, Reason string
+	// Usage is the decision's cost on EventPlan, the task's total on
+	// EventStatus.
+	Usage plan.Usage
+}
+
+// Result is how a task ended.
+type Result struct {
+	Status   string            `json:"status"`
+	Reason   string            `json:"reason,omitempty"`
+	Steps    []plan.StepRecord `json:"steps"`
+	Usage    plan.Usage        `json:"usage"`
+	Started  time.Time         `json:"started"`
+	Duration time.Duration     `json:"duration_ns"`
+}
+
+// Runner runs tasks on one device. Run may be called again after it returns;
+// concurrent Runs on one device would fight over the screen and are not
+// supported.
+type Runner struct {
+	cfg     Config
+	dev     device.Device
+	planner plan.Planner
+	clock   clock.Clock
+	log     *slog.Logger
+	onEvent func(Event)
+}
+
+// New checks cfg and builds a Runner. Without an explicit Options.Planner the
+// Planner is chosen by cfg.Planner: the AIPlanner for "ai", else the rule
+// Planner.
+func New(cfg Config, dev device.Device, opt Options) (*Runner, error) {
+	if dev == nil {
+		return nil, errors.New("runtime: no device")
+	}
+	if opt.Planner != nil && cfg.Planner == PlannerAI {
+		// An explicit planner wins; the AI settings need not be valid.
+		cfg.Planner = ""
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	r := &Runner{cfg: cfg, dev: dev, planner: opt.Planner, clock: opt.Clock, log: opt.Logger, onEvent: opt.OnEvent}
+	if r.clock == nil {
+		r.clock = clock.Real{}
+	}
+	if r.log == nil {
+		r.log = slog.New(slog.DiscardHandler)
+	}
+	if r.planner == nil {
+		switch cfg.Planner {
+		case PlannerAI:
+			p, err := ai.New(cfg.AI)
+			if err != nil {
+				return nil, fmt.Errorf("runtime: ai planner: %w", err)
+			}
+			r.planner = p
+		default:
+			r.planner = rule.New()
+		}
+	}
+	return r, nil
+}
+
+// Planner returns the Planner the Runner uses.
+func (r *Runner) Planner() plan.Planner { return r.planner }
+
+func (r *Runner) emit(e Event) {
+	if e.Time.IsZero() {
+		e.Time = r.clock.Now()
+	}
+	if r.onEvent != nil {
+		r.onEvent(e)
+	}
+}
+
+// Run drives the device toward goal and returns how the task ended. It never
+// loops forever: MaxSteps bounds it, and a cancelled ctx ends it promptly
+// with StatusCancelled.
+func (r *Runner) Run(ctx context.Context, goal string) Result {
+	res := Result{Started: r.clock.Now(), Steps: []plan.StepRecord{}}
+	r.emit(Event{Type: EventTaskStarted, Time: res.Started, Reason: goal})
+	finish := func(status, reason string) Result {
+		res.Status, res.Reason = status, reason
+		res.Duration = r.clock.Now().Sub(res.Started)
+		r.log.Debug("task ended", "status", status, "reason", reason, "steps", len(res.Steps))
+		r.emit(Event{Type: EventStatus, Step: len(res.Steps), Status: status, Reason: reason, Usage: res.Usage})
+		return res
+	}
+
+	mem := NewMemory(r.cfg.RecentScenes, r.cfg.RepeatLimit, r.cfg.StuckSteps)
+	exec := newExecutor(r.cfg, r.dev, r.clock, r.log)
+	var replan bool
+	var replanReason string
+	stuckReported := false
+
+	for {
+		if ctx.Err() != nil {
+			return finish(StatusCancelled, cancelReason(ctx))
+		}
+		sc, err := exec.observe(ctx)
+		if err != nil {
+			if status, reason, ok := fatal(ctx, err); ok {
+				return finish(status, reason)
+			}
+			return finish(StatusFailed, fmt.Sprintf("observing the screen: %v", err))
+		}
+		mem.AddScene(sc)
+		r.emit(Event{Type: EventSceneObserved, Step: len(res.Steps), Scene: sc})
+
+		stuck := mem.Stuck()
+		if stuck != "" && stuckReported {
+			return finish(StatusFailed, "stuck: "+stuck)
+		}
+		in := plan.Input{
+			Goal:    goal,
+			Scene:   sc,
+			History: mem.Steps(),
+			Scenes:  mem.Scenes(),
+			Replan:  replan,
+			Reason:  replanReason,
+			Stuck:   stuck,
+		}
+		if stuck != "" {
+			stuckReported = true
+			mem.MarkStuckReported()
+		}
+		dec, err := r.planner.Plan(ctx, in)
+		res.Usage = res.Usage.Add(dec.Usage)
+		if err != nil {
+			if status, reason, ok := fatal(ctx, err); ok {
+				return finish(status, reason)
+			}
+			return finish(StatusFailed, fmt.Sprintf("planner: %v", err))
+		}
+		r.emit(Event{Type: EventPlan, Step: len(res.Steps), Steps: dec.Steps, Reason: replanReason, Usage: dec.Usage})
+		if f := finishOf(dec); f != nil {
+			if f.Success {
+				return finish(StatusCompleted, f.Reason)
+			}
+			reason := f.Reason
+			if reason == "" {
+				reason = "the planner gave up without a reason"
+			}
+			return finish(StatusFailed, reason)
+		}
+		if len(dec.Steps) == 0 {
+			return finish(StatusFailed, "the planner returned no step and did not finish the task")
+		}
+		if len(res.Steps) >= r.cfg.MaxSteps {
+			return finish(StatusFailed, fmt.Sprintf("reached the maximum of %d steps without reaching the goal", r.cfg.MaxSteps))
+		}
+
+		// The runner executes the head of the plan and then observes and
+		// asks again: the rest of the list is the plan of record, and a
+		// popup or a wrong screen is seen before the next step, not after.
+		ps := dec.Steps[0]
+		number := len(res.Steps) + 1
+		call := ps.Call
+		r.emit(Event{Type: EventStepStarted, Step: number, Intent: ps.Intent, Call: &call, Scene: sc})
+		rec, actedOn, err := exec.execute(ctx, number, ps, sc, func(a plan.Attempt, c tools.Call) {
+			r.emit(Event{Type: EventAttempt, Step: number, Intent: ps.Intent, Call: &c, Attempt: &a})
+		})
+		rec.Usage = dec.Usage
+		mem.AddStep(rec)
+		res.Steps = append(res.Steps, rec)
+		recCopy := rec
+		r.emit(Event{Type: EventStepFinished, Step: number, Intent: ps.Intent, Call: &recCopy.Call, Record: &recCopy, Scene: actedOn})
+		if err != nil {
+			if status, reason, ok := fatal(ctx, err); ok {
+				return finish(status, reason)
+			}
+		}
+		if rec.Status == plan.StepFailed {
+			replan, replanReason = true, fmt.Sprintf("step %d (%s) failed: %s", number, rec.Intent, rec.Reason)
+		} else {
+			replan, replanReason = false, ""
+		}
+	}
+}
+
+// finishOf returns the decision's finish signal, also when a Planner put a
+// finish_task call in its steps instead of setting Finish.
+func finishOf(dec plan.Decision) *plan.Finish {
+	if dec.Finish != nil {
+		return dec.Finish
+	}
+	if len(dec.Steps) > 0 && dec.Steps[0].Call.Name == tools.FinishTask {
+		f, err := parseFinish(dec.Steps[0].Call)
+		if err != nil {
+			return &plan.Finish{Success: false, Reason: "the planner's finish_task call was malformed: " + err.Error()}
+		}
+		return &f
+	}
+	return nil
+}
+
+// fatal classifies errors that end the task whatever the Planner thinks.
+func fatal(ctx context.Context, err error) (status, reason string, ok bool) {
+	switch {
+	case ctx.Err() != nil:
+		return StatusCancelled, cancelReason(ctx), true
+	case errors.Is(err, device.ErrDisconnected):
+		return StatusFailed, fmt.Sprintf("device disconnected: %v", err), true
+	}
+	return "", "", false
+}
+
+func cancelReason(ctx context.Context) string {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return "cancelled: the task's deadline passed"
+	}
+	return "cancelled"
+}
