@@ -71,7 +71,7 @@ func TestListingLabelsStayOnOneLineAndShort(t *testing.T) {
 
 func TestFindRanksExactContainsFuzzy(t *testing.T) {
 	s := testScene()
-	s.Elements[4].Text = "Mac mini"      // exact
+	s.Elements[4].Text = "Mac mini"       // exact
 	s.Elements[7].Text = "Mac mini stand" // contains
 	s.Elements[3].Text = "Mac mimi"       // fuzzy
 	m := s.Find(Selector{Value: "mac MINI"})
@@ -270,5 +270,19 @@ func TestClassHelpers(t *testing.T) {
 	}
 	if IDName("com.a:id/b") != "b" || IDName("plain") != "plain" {
 		t.Error("IDName")
+	}
+}
+
+func TestEstimateTokens(t *testing.T) {
+	for in, want := range map[string]int{
+		"":          0,
+		"abcd":      1,
+		"abcde":     2,
+		"打开淘宝":      4,
+		"Search 搜索": 2 + 2, // 7 ASCII bytes → 2, two Han runes → 2
+	} {
+		if got := EstimateTokens(in); got != want {
+			t.Errorf("EstimateTokens(%q) = %d, want %d", in, got, want)
+		}
 	}
 }
