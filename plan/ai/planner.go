@@ -4,27 +4,44 @@
 // plan/ai/openai), registered by name so that this package imports no SDK
 // and the rule path pulls none in.
 //
-// The AIPlanner is the only consumer besides the device drivers allowed to
+// Every decision is made from the Scene of that turn: the model names
+// elements by their [N] index in the current listing, the index is checked
+// against that listing, and the call goes out with no Target, so the tool
+// resolves it in the same Scene. Nothing is remembered between calls except
+// what Input.History says.
+//
+// The AIPlanner is the one consumer besides the device drivers allowed to
 // touch screenshot bytes (the Perception Boundary's narrow exception): it
-// asks its Camera for the current frame and sends it beside the Scene.
+// asks its Camera for the current frame and sends it beside the listing.
 package ai
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 
 	"phonepilot/plan"
+	"phonepilot/scene"
+	"phonepilot/tools"
 )
 
 // Planner is the AIPlanner.
 type Planner struct {
 	cfg      Config
 	provider Provider
+	tools    []ToolSpec
 }
 
 var _ plan.Planner = (*Planner)(nil)
 
-// New validates cfg and builds the AIPlanner with the configured provider.
+// New validates cfg and builds the AIPlanner with the configured provider,
+// which must have been registered (cmd/phonepilot imports the provider
+// packages for that).
 func New(cfg Config) (*Planner, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -33,19 +50,297 @@ func New(cfg Config) (*Planner, error) {
 	f, _ := lookup(cfg.Provider)
 	p, err := f(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("ai: provider %s: %w", cfg.Provider, err)
+		return nil, redact(fmt.Errorf("ai: provider %s: %w", cfg.Provider, err), cfg.APIKey)
 	}
 	return NewWithProvider(cfg, p), nil
 }
 
 // NewWithProvider builds the AIPlanner around an already constructed
-// Provider (tests, or callers with their own client). cfg is not validated
-// for provider name or key.
+// Provider (tests, or callers with their own client). The provider name and
+// key in cfg are not checked.
 func NewWithProvider(cfg Config, p Provider) *Planner {
-	return &Planner{cfg: cfg.withDefaults(), provider: p}
+	specs := tools.Specs()
+	ts := make([]ToolSpec, len(specs))
+	for i, s := range specs {
+		ts[i] = ToolSpec{Name: s.Name, Description: s.Description, Schema: s.Schema}
+	}
+	return &Planner{cfg: cfg.withDefaults(), provider: p, tools: ts}
 }
 
-// Plan asks the model for the next step.
+// Errors a decision can end with. Each is wrapped with the details.
+var (
+	// ErrInvalidReply: the model kept answering without one usable tool
+	// call after every re-ask.
+	ErrInvalidReply = errors.New("the model gave no usable tool call")
+	// ErrRefused: the model refused the request.
+	ErrRefused = errors.New("the model refused")
+	// ErrMaxTokens: the reply was cut off at the output token limit.
+	ErrMaxTokens = errors.New("the model's reply hit the output token limit")
+	// ErrNoScene: Plan was called without a Scene.
+	ErrNoScene = errors.New("no current scene to plan from")
+)
+
+// Plan asks the model for the next step of in.Goal given in.Scene. It
+// returns one PlannedStep, or a Finish when the model called finish_task.
+// Invalid replies (no tool call, unknown tool, bad arguments, an element
+// not in this Scene's listing) are sent back with the error and re-asked up
+// to MaxReasks times. Errors never contain the API key.
 func (p *Planner) Plan(ctx context.Context, in plan.Input) (plan.Decision, error) {
-	return plan.Decision{}, fmt.Errorf("ai: not implemented yet")
+	d, err := p.plan(ctx, in)
+	return d, redact(err, p.cfg.APIKey)
 }
+
+func (p *Planner) plan(ctx context.Context, in plan.Input) (plan.Decision, error) {
+	if in.Scene == nil {
+		return plan.Decision{}, fmt.Errorf("ai: %w", ErrNoScene)
+	}
+	log := p.cfg.Logger
+	listed := listedIndices(in.Scene)
+
+	img, why := p.screenshot(ctx)
+	cur := turn{listing: in.Scene.Listing(), image: img}
+	if img == nil {
+		log.Info("planning from the scene alone, without a screenshot", "reason", why)
+		cur.imageNote = "none this turn (" + why + "); use the listing"
+	} else if img.Width != img.SourceWidth || img.Height != img.SourceHeight {
+		cur.imageNote = fmt.Sprintf("attached, the same screen scaled from %dx%d to %dx%d", img.SourceWidth, img.SourceHeight, img.Width, img.Height)
+	} else {
+		cur.imageNote = "attached, the same screen"
+	}
+
+	req := Request{
+		System:    SystemPrompt,
+		Tools:     p.tools,
+		Messages:  buildMessages(in, p.cfg.HistorySteps, cur),
+		MaxTokens: p.cfg.MaxTokens,
+	}
+
+	var usage plan.Usage
+	for attempt := 0; ; attempt++ {
+		if err := ctx.Err(); err != nil {
+			return plan.Decision{Usage: usage}, err
+		}
+		start := p.cfg.Clock.Now()
+		reply, err := p.provider.Complete(ctx, req)
+		usage = usage.Add(plan.Usage{
+			InputTokens:  reply.Usage.Input,
+			OutputTokens: reply.Usage.Output,
+			Latency:      p.cfg.Clock.Now().Sub(start),
+		})
+		if err != nil {
+			return plan.Decision{Usage: usage}, fmt.Errorf("ai: model call failed: %w", err)
+		}
+		log.Debug("model replied", "stop", reply.RawStop, "tool_calls", len(reply.ToolCalls),
+			"input_tokens", reply.Usage.Input, "output_tokens", reply.Usage.Output)
+
+		switch reply.Stop {
+		case StopRefusal:
+			return plan.Decision{Usage: usage}, fmt.Errorf("ai: %w: %s", ErrRefused, oneLine(reply.Refusal, 300))
+		case StopMaxTokens:
+			return plan.Decision{Usage: usage}, fmt.Errorf("ai: %w (%d tokens); raise MaxTokens", ErrMaxTokens, p.cfg.MaxTokens)
+		}
+
+		d, problem := p.decide(reply, in.Scene, listed)
+		if problem == "" {
+			d.Usage = usage
+			return d, nil
+		}
+		if attempt >= p.cfg.MaxReasks {
+			return plan.Decision{Usage: usage}, fmt.Errorf("ai: %w after %d re-asks: %s", ErrInvalidReply, attempt, problem)
+		}
+		log.Warn("re-asking the model", "attempt", attempt+1, "problem", problem)
+		req.Messages = append(req.Messages, reask(reply, problem)...)
+	}
+}
+
+// decide turns a reply into a Decision, or says what is wrong with it.
+func (p *Planner) decide(reply Reply, sc *scene.Scene, listed []int) (plan.Decision, string) {
+	if len(reply.ToolCalls) == 0 {
+		return plan.Decision{}, "your reply had no tool call. Every turn must call exactly one tool; to end the task call finish_task"
+	}
+	if len(reply.ToolCalls) > 1 {
+		names := make([]string, len(reply.ToolCalls))
+		for i, tc := range reply.ToolCalls {
+			names[i] = tc.Name
+		}
+		p.cfg.Logger.Warn("the model made several tool calls; using the first", "calls", strings.Join(names, ", "))
+	}
+	tc := reply.ToolCalls[0]
+	if !json.Valid(tc.Args) {
+		return plan.Decision{}, fmt.Sprintf("%s: the arguments are not valid JSON: %s", tc.Name, oneLine(string(tc.Args), 200))
+	}
+	call := tools.Call{Name: tc.Name, Args: compactJSON(tc.Args)}
+	if err := tools.Validate(call); err != nil {
+		return plan.Decision{}, err.Error()
+	}
+	if call.Name == tools.FinishTask {
+		var f struct {
+			Success bool   `json:"success"`
+			Reason  string `json:"reason"`
+		}
+		if err := json.Unmarshal(call.Args, &f); err != nil {
+			return plan.Decision{}, "finish_task: " + err.Error()
+		}
+		return plan.Decision{Finish: &plan.Finish{Success: f.Success, Reason: f.Reason}}, ""
+	}
+	var el *scene.Element
+	if i, ok := tools.ElementArg(call); ok {
+		if _, found := slices.BinarySearch(listed, i); !found {
+			return plan.Decision{}, fmt.Sprintf("%s: no element %d in the current screen listing; use one of the [N] indices listed there (%s)", call.Name, i, indexRange(listed))
+		}
+		e, _ := sc.Element(i)
+		el = &e
+	}
+	return plan.Decision{Steps: []plan.PlannedStep{{
+		Intent: intent(call, el, reply.Text),
+		Call:   call,
+		Expect: expectation(call),
+	}}}, ""
+}
+
+// reask answers the model's unusable reply: its tool calls each get an
+// error result (every tool call must be answered), and a note says what to
+// fix.
+func reask(reply Reply, problem string) []Message {
+	var asst []Part
+	if reply.Text != "" {
+		asst = append(asst, Part{Text: reply.Text})
+	}
+	var results []Part
+	for i, tc := range reply.ToolCalls {
+		args := tc.Args
+		if !json.Valid(args) {
+			args = json.RawMessage("{}")
+		}
+		asst = append(asst, Part{ToolUse: &ToolUse{ID: tc.ID, Name: tc.Name, Args: args}})
+		content := "Error: " + problem
+		if i > 0 {
+			content = "Not run: only one tool call per turn is allowed."
+		}
+		results = append(results, Part{ToolResult: &ToolResult{ID: tc.ID, Content: content, IsError: true}})
+	}
+	if len(asst) == 0 {
+		asst = []Part{{Text: "(no tool call)"}}
+	}
+	note := "That reply could not be used: " + problem + ". Call exactly one tool now, naming elements only by the [N] indices of the current screen listing above."
+	results = append(results, Part{Text: note})
+	return []Message{{Role: RoleAssistant, Parts: asst}, {Role: RoleUser, Parts: results}}
+}
+
+// listedIndices is the sorted set of indices the listing shows.
+func listedIndices(sc *scene.Scene) []int {
+	els := sc.Listed()
+	out := make([]int, len(els))
+	for i, e := range els {
+		out[i] = e.Index
+	}
+	slices.Sort(out)
+	return out
+}
+
+func indexRange(listed []int) string {
+	switch len(listed) {
+	case 0:
+		return "the listing is empty"
+	case 1:
+		return "only " + strconv.Itoa(listed[0])
+	}
+	return fmt.Sprintf("%d elements between %d and %d", len(listed), listed[0], listed[len(listed)-1])
+}
+
+// intent describes the call for step lines and history, with the element
+// named as the model saw it.
+func intent(call tools.Call, el *scene.Element, text string) string {
+	var args struct {
+		Text      string  `json:"text"`
+		Submit    bool    `json:"submit"`
+		App       string  `json:"app"`
+		Direction string  `json:"direction"`
+		Key       string  `json:"key"`
+		Seconds   float64 `json:"seconds"`
+	}
+	_ = json.Unmarshal(call.Args, &args) // validated already
+	target := ""
+	if el != nil {
+		target = tools.Describe(*el)
+	}
+	var s string
+	switch call.Name {
+	case tools.Tap:
+		s = "tap " + target
+	case tools.LongPress:
+		s = "long-press " + target
+	case tools.TypeText:
+		s = "type " + strconv.Quote(oneLine(args.Text, 60))
+		if target != "" {
+			s += " into " + target
+		}
+		if args.Submit {
+			s += " and submit"
+		}
+	case tools.Scroll:
+		s = "scroll " + args.Direction
+		if target != "" {
+			s += " in " + target
+		}
+	case tools.PressKey:
+		s = "press " + args.Key
+	case tools.LaunchApp:
+		s = "launch " + args.App
+	case tools.Wait:
+		s = "wait " + strconv.FormatFloat(args.Seconds, 'f', -1, 64) + "s"
+	default:
+		s = call.String()
+	}
+	if t := oneLine(text, 120); t != "" {
+		s += " (" + t + ")"
+	}
+	return s
+}
+
+// expectation says what the Executor should see after the call. Inputs
+// that visibly change the screen expect a change; typing without submit
+// expects the text in a field; scrolling (which may already be at the end)
+// and waiting expect nothing, and the model judges from the next Scene.
+func expectation(call tools.Call) plan.Expectation {
+	switch call.Name {
+	case tools.Tap, tools.LongPress, tools.PressKey, tools.LaunchApp:
+		return plan.Expectation{Kind: plan.ExpectChanged}
+	case tools.TypeText:
+		var a struct {
+			Text   string `json:"text"`
+			Submit bool   `json:"submit"`
+		}
+		_ = json.Unmarshal(call.Args, &a)
+		if a.Submit {
+			return plan.Expectation{Kind: plan.ExpectChanged}
+		}
+		return plan.Expectation{Kind: plan.ExpectFieldText, Text: a.Text}
+	}
+	return plan.Expectation{}
+}
+
+func compactJSON(raw json.RawMessage) json.RawMessage {
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return raw
+	}
+	return json.RawMessage(b.Bytes())
+}
+
+// redact removes the API key from an error's text, in case a provider or
+// transport echoed it; identity (errors.Is/As) is kept.
+func redact(err error, key string) error {
+	if err == nil || len(key) < 4 || !strings.Contains(err.Error(), key) {
+		return err
+	}
+	return &redactedError{msg: strings.ReplaceAll(err.Error(), key, "[redacted]"), err: err}
+}
+
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }

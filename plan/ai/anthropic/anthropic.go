@@ -6,6 +6,7 @@
 package anthropic
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -229,9 +230,10 @@ func parse(msg *sdk.Message) ai.Reply {
 			}
 			r.Text += v.Text
 		case sdk.ToolUseBlock:
-			args := json.RawMessage(v.Input)
-			if len(args) == 0 {
-				args = json.RawMessage("{}")
+			args := json.RawMessage("{}")
+			var buf bytes.Buffer
+			if len(v.Input) > 0 && json.Compact(&buf, v.Input) == nil {
+				args = buf.Bytes()
 			}
 			r.ToolCalls = append(r.ToolCalls, ai.ToolUse{ID: v.ID, Name: v.Name, Args: args})
 		}

@@ -7,6 +7,7 @@
 package openai
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -208,9 +209,15 @@ func parse(resp *sdk.ChatCompletion) (ai.Reply, error) {
 	for _, tc := range msg.ToolCalls {
 		switch tc.Type {
 		case "function", "":
+			// Arguments arrive as a JSON string; invalid JSON is passed on
+			// as is for the planner to send back to the model.
 			args := json.RawMessage(tc.Function.Arguments)
-			if strings.TrimSpace(tc.Function.Arguments) == "" {
+			var buf bytes.Buffer
+			switch {
+			case strings.TrimSpace(tc.Function.Arguments) == "":
 				args = json.RawMessage("{}")
+			case json.Compact(&buf, args) == nil:
+				args = buf.Bytes()
 			}
 			r.ToolCalls = append(r.ToolCalls, ai.ToolUse{ID: tc.ID, Name: tc.Function.Name, Args: args})
 		default:

@@ -1,0 +1,412 @@
+package anthropic
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"phonepilot/plan/ai"
+	"phonepilot/plan/ai/internal/aitest"
+)
+
+const testKey = "sk-ant-test-0123456789abcdef"
+
+// server is a loopback Messages API that answers each request with the
+// next scripted response and records what it received.
+type server struct {
+	*httptest.Server
+	mu       sync.Mutex
+	replies  []func(w http.ResponseWriter)
+	bodies   [][]byte
+	headers  []http.Header
+	arrivals []time.Time
+}
+
+func newServer(t *testing.T, replies ...func(w http.ResponseWriter)) *server {
+	s := &server{replies: replies}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		s.mu.Lock()
+		n := len(s.bodies)
+		s.bodies = append(s.bodies, body)
+		s.headers = append(s.headers, r.Header.Clone())
+		s.arrivals = append(s.arrivals, time.Now())
+		s.mu.Unlock()
+		if r.Method != http.MethodPost || r.URL.Path != "/v1/messages" {
+			http.Error(w, "unexpected "+r.Method+" "+r.URL.Path, http.StatusNotFound)
+			return
+		}
+		if n >= len(s.replies) {
+			n = len(s.replies) - 1
+		}
+		s.replies[n](w)
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (s *server) requests() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.bodies)
+}
+
+// ok answers 200 with a JSON body.
+func ok(body []byte) func(w http.ResponseWriter) {
+	return func(w http.ResponseWriter) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Request-Id", "req_test")
+		_, _ = w.Write(body)
+	}
+}
+
+// fail answers with a recorded error: status, headers and body.
+func fail(f aitest.ErrorFixture, body []byte, extra map[string]string) func(w http.ResponseWriter) {
+	return func(w http.ResponseWriter) {
+		for k, v := range f.Headers {
+			if strings.EqualFold(k, "content-length") {
+				continue
+			}
+			w.Header().Set(k, v)
+		}
+		for k, v := range extra {
+			w.Header().Set(k, v)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(f.Status)
+		_, _ = w.Write(body)
+	}
+}
+
+func newProvider(t *testing.T, srv *server, mutate ...func(*ai.Config)) *Provider {
+	t.Helper()
+	cfg := ai.Defaults()
+	cfg.Provider, cfg.APIKey, cfg.BaseURL = Name, testKey, srv.URL
+	cfg.MaxRetries = 1
+	cfg.Timeout = 10 * time.Second
+	for _, m := range mutate {
+		m(&cfg)
+	}
+	p, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// toolUse rewrites a recorded tool_use reply to call one of our tools,
+// keeping the rest of the real body.
+func toolUse(t *testing.T, fixture string, calls ...[2]string) []byte {
+	t.Helper()
+	var msg map[string]any
+	if err := json.Unmarshal(aitest.Fixture(t, fixture), &msg); err != nil {
+		t.Fatal(err)
+	}
+	var content []any
+	for _, b := range msg["content"].([]any) {
+		if b.(map[string]any)["type"] != "tool_use" {
+			content = append(content, b)
+		}
+	}
+	for i, c := range calls {
+		var input any
+		if err := json.Unmarshal([]byte(c[1]), &input); err != nil {
+			t.Fatal(err)
+		}
+		content = append(content, map[string]any{"type": "tool_use", "id": "toolu_" + string(rune('a'+i)), "name": c[0], "input": input})
+	}
+	msg["content"] = content
+	b, _ := json.Marshal(msg)
+	return b
+}
+
+func TestRequestBodyGolden(t *testing.T) {
+	srv := newServer(t, ok(aitest.Fixture(t, "anthropic_response_tool_use_only.json")))
+	p := newProvider(t, srv)
+	req := aitest.SampleRequest(t)
+	aitest.CheckPairing(t, req.Messages)
+	if _, err := p.Complete(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	body := srv.bodies[0]
+	aitest.Golden(t, "request_sample.golden.json", aitest.PrettyJSON(t, body))
+
+	// The facts the golden file pins, asserted by name so a regenerated
+	// golden cannot silently drop them.
+	var got struct {
+		Model      string `json:"model"`
+		MaxTokens  int    `json:"max_tokens"`
+		ToolChoice struct {
+			Type                   string `json:"type"`
+			DisableParallelToolUse bool   `json:"disable_parallel_tool_use"`
+		} `json:"tool_choice"`
+		Tools []struct {
+			Name        string         `json:"name"`
+			InputSchema map[string]any `json:"input_schema"`
+		} `json:"tools"`
+		Messages []struct {
+			Role    string           `json:"role"`
+			Content []map[string]any `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(body, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Model != string(DefaultModel) || got.MaxTokens != 512 {
+		t.Errorf("model %q max_tokens %d", got.Model, got.MaxTokens)
+	}
+	if got.ToolChoice.Type != "any" || !got.ToolChoice.DisableParallelToolUse {
+		t.Errorf("tool_choice = %+v, want any with disable_parallel_tool_use", got.ToolChoice)
+	}
+	if len(got.Tools) != 2 || got.Tools[0].InputSchema["type"] != "object" ||
+		got.Tools[0].InputSchema["additionalProperties"] != false || got.Tools[0].InputSchema["required"] == nil {
+		t.Errorf("tools lost schema keywords: %+v", got.Tools)
+	}
+	last := got.Messages[2].Content
+	if last[0]["type"] != "tool_result" || last[0]["tool_use_id"] != "step_1" {
+		t.Errorf("first block of the answer = %v, want the tool_result for step_1", last[0])
+	}
+	if got.Messages[1].Content[1]["type"] != "tool_use" || got.Messages[1].Content[1]["id"] != "step_1" {
+		t.Errorf("assistant turn = %v, want the tool_use step_1", got.Messages[1].Content)
+	}
+	src, _ := last[1]["source"].(map[string]any)
+	if last[1]["type"] != "image" || src["type"] != "base64" || src["media_type"] != "image/png" || src["data"] == "" {
+		t.Errorf("image block = %v", last[1])
+	}
+	if h := srv.headers[0]; h.Get("Authorization") != "Bearer "+testKey || h.Get("Anthropic-Version") == "" {
+		t.Errorf("auth headers: Authorization=%q Anthropic-Version=%q", h.Get("Authorization"), h.Get("Anthropic-Version"))
+	}
+}
+
+func TestRepliesParse(t *testing.T) {
+	cases := []struct {
+		fixture  string
+		stop     ai.StopReason
+		tool     string
+		args     string
+		text     string
+		in, out  int64
+		numCalls int
+	}{
+		{"anthropic_response_tool_use_only.json", ai.StopToolUse, "get_weather", `{"city":"New York"}`, "", 521, 55, 1},
+		{"anthropic_response_text_and_tool_use.json", ai.StopToolUse, "get_weather", `{"city":"San Francisco","units":"fahrenheit"}`, "I'll get the current weather in San Francisco for you in Fahrenheit.", 402, 89, 1},
+		{"anthropic_response_end_turn.json", ai.StopEndTurn, "", "", "The current temperature in San Francisco is 68 degrees Fahrenheit.", 514, 19, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.fixture, func(t *testing.T) {
+			srv := newServer(t, ok(aitest.Fixture(t, c.fixture)))
+			r, err := newProvider(t, srv).Complete(context.Background(), aitest.SampleRequest(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Stop != c.stop || len(r.ToolCalls) != c.numCalls || r.Text != c.text {
+				t.Fatalf("reply = %+v", r)
+			}
+			if c.numCalls > 0 && (r.ToolCalls[0].Name != c.tool || string(r.ToolCalls[0].Args) != c.args || r.ToolCalls[0].ID == "") {
+				t.Errorf("tool call = %+v, want %s %s", r.ToolCalls[0], c.tool, c.args)
+			}
+			if r.Usage.Input != c.in || r.Usage.Output != c.out {
+				t.Errorf("usage = %+v, want %d in %d out", r.Usage, c.in, c.out)
+			}
+		})
+	}
+}
+
+func TestTwoToolUsesAreBothReported(t *testing.T) {
+	srv := newServer(t, ok(toolUse(t, "anthropic_response_tool_use_only.json", [2]string{"tap", `{"element":3}`}, [2]string{"tap", `{"element":4}`})))
+	r, err := newProvider(t, srv).Complete(context.Background(), aitest.SampleRequest(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.ToolCalls) != 2 || string(r.ToolCalls[0].Args) != `{"element":3}` {
+		t.Fatalf("tool calls = %+v, want both in order (the planner uses the first)", r.ToolCalls)
+	}
+}
+
+func TestRefusalStop(t *testing.T) {
+	var msg map[string]any
+	_ = json.Unmarshal(aitest.Fixture(t, "anthropic_response_end_turn.json"), &msg)
+	msg["stop_reason"] = "refusal"
+	msg["content"] = []any{map[string]any{"type": "text", "text": "I can't help with that."}}
+	body, _ := json.Marshal(msg)
+	srv := newServer(t, ok(body))
+	r, err := newProvider(t, srv).Complete(context.Background(), aitest.SampleRequest(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Stop != ai.StopRefusal || r.Refusal != "I can't help with that." {
+		t.Errorf("reply = %+v, want a refusal with its text", r)
+	}
+}
+
+func TestMaxTokensStop(t *testing.T) {
+	var msg map[string]any
+	_ = json.Unmarshal(aitest.Fixture(t, "anthropic_response_end_turn.json"), &msg)
+	msg["stop_reason"] = "max_tokens"
+	body, _ := json.Marshal(msg)
+	r, err := newProvider(t, newServer(t, ok(body))).Complete(context.Background(), aitest.SampleRequest(t))
+	if err != nil || r.Stop != ai.StopMaxTokens {
+		t.Errorf("reply = %+v, %v; want a max_tokens stop", r, err)
+	}
+}
+
+func Test429HonoursRetryAfter(t *testing.T) {
+	f := aitest.LoadErrorFixture(t, "anthropic_error_429_rate_limit.json")
+	srv := newServer(t,
+		fail(f, f.Body, map[string]string{"Retry-After-Ms": "300"}),
+		ok(aitest.Fixture(t, "anthropic_response_tool_use_only.json")))
+	r, err := newProvider(t, srv).Complete(context.Background(), aitest.SampleRequest(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.ToolCalls) != 1 || srv.requests() != 2 {
+		t.Fatalf("requests = %d, reply %+v; want a retry that succeeds", srv.requests(), r)
+	}
+	if gap := srv.arrivals[1].Sub(srv.arrivals[0]); gap < 300*time.Millisecond {
+		t.Errorf("retried after %v, want at least the 300 ms retry-after", gap)
+	}
+	if got := srv.headers[1].Get("X-Stainless-Retry-Count"); got != "1" {
+		t.Errorf("retry count header = %q, want 1", got)
+	}
+}
+
+func Test429LongRetryAfterIsCapped(t *testing.T) {
+	// The recorded 429 says retry-after: 16 (seconds); MaxRetryDelay caps
+	// the wait so a step fails or proceeds instead of hanging.
+	hf := aitest.LoadErrorFixture(t, "anthropic_error_429_headers_retry_after.json")
+	body := aitest.LoadErrorFixture(t, "anthropic_error_429_rate_limit.json").Body
+	srv := newServer(t, fail(hf, body, nil))
+	start := time.Now()
+	_, err := newProvider(t, srv, func(c *ai.Config) { c.MaxRetryDelay = 200 * time.Millisecond }).Complete(context.Background(), aitest.SampleRequest(t))
+	elapsed := time.Since(start)
+	var pe *ai.ProviderError
+	if !errors.As(err, &pe) || pe.Status != 429 || pe.Type != "rate_limit_error" || !strings.Contains(pe.Message, "rate limit") {
+		t.Fatalf("err = %v, want the provider's 429 rate_limit_error with its message", err)
+	}
+	if srv.requests() != 2 {
+		t.Errorf("requests = %d, want 2 (MaxRetries 1)", srv.requests())
+	}
+	if gap := srv.arrivals[1].Sub(srv.arrivals[0]); gap < 200*time.Millisecond || elapsed > 5*time.Second {
+		t.Errorf("waited %v between attempts (total %v), want the 200 ms cap instead of 16 s", gap, elapsed)
+	}
+	if pe.RequestID != "req_011CYK5mje9HkutJtmfPzzNC" && pe.RequestID != "" {
+		t.Errorf("request id = %q", pe.RequestID)
+	}
+}
+
+func Test529OverloadedIsRetriedThenFails(t *testing.T) {
+	f := aitest.LoadErrorFixture(t, "anthropic_error_529_overloaded_headers.json")
+	srv := newServer(t, fail(f, aitest.Fixture(t, "anthropic_error_529_overloaded.json"), map[string]string{"Retry-After-Ms": "10"}))
+	_, err := newProvider(t, srv).Complete(context.Background(), aitest.SampleRequest(t))
+	var pe *ai.ProviderError
+	if !errors.As(err, &pe) || pe.Status != 529 || pe.Type != "overloaded_error" || pe.Message != "Overloaded" {
+		t.Fatalf("err = %v, want 529 overloaded_error Overloaded", err)
+	}
+	if srv.requests() != 2 {
+		t.Errorf("requests = %d, want 2 (one retry)", srv.requests())
+	}
+	if !strings.Contains(err.Error(), "Overloaded") || strings.Contains(err.Error(), testKey) {
+		t.Errorf("error text %q", err)
+	}
+}
+
+func Test500IsRetriedThenSucceeds(t *testing.T) {
+	srv := newServer(t,
+		func(w http.ResponseWriter) {
+			w.Header().Set("Retry-After-Ms", "10")
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(500)
+			_, _ = w.Write([]byte(`{"type":"error","error":{"type":"api_error","message":"Internal server error"}}`))
+		},
+		ok(aitest.Fixture(t, "anthropic_response_tool_use_only.json")))
+	r, err := newProvider(t, srv).Complete(context.Background(), aitest.SampleRequest(t))
+	if err != nil || len(r.ToolCalls) != 1 || srv.requests() != 2 {
+		t.Fatalf("reply %+v err %v after %d requests; want success on the retry", r, err, srv.requests())
+	}
+}
+
+func Test500ExhaustsRetries(t *testing.T) {
+	srv := newServer(t, func(w http.ResponseWriter) {
+		w.Header().Set("Retry-After-Ms", "10")
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(500)
+		_, _ = w.Write([]byte(`{"type":"error","error":{"type":"api_error","message":"Internal server error"}}`))
+	})
+	_, err := newProvider(t, srv, func(c *ai.Config) { c.MaxRetries = 2 }).Complete(context.Background(), aitest.SampleRequest(t))
+	var pe *ai.ProviderError
+	if !errors.As(err, &pe) || pe.Status != 500 || pe.Message != "Internal server error" || !pe.Retryable() {
+		t.Fatalf("err = %v", err)
+	}
+	if srv.requests() != 3 {
+		t.Errorf("requests = %d, want 3 (MaxRetries 2)", srv.requests())
+	}
+}
+
+func TestOrphanToolResult400IsNotRetried(t *testing.T) {
+	f := aitest.LoadErrorFixture(t, "anthropic_error_400_orphan_tool_result.json")
+	srv := newServer(t, fail(f, f.Body, nil))
+	_, err := newProvider(t, srv).Complete(context.Background(), aitest.SampleRequest(t))
+	var pe *ai.ProviderError
+	if !errors.As(err, &pe) || pe.Status != 400 || pe.Type != "invalid_request_error" || !strings.Contains(pe.Message, "tool_use_id") {
+		t.Fatalf("err = %v", err)
+	}
+	if srv.requests() != 1 {
+		t.Errorf("requests = %d, want 1 (a 400 is not retried)", srv.requests())
+	}
+}
+
+func TestAPIKeyNeverInErrors(t *testing.T) {
+	// A server that echoes the credential it got must not get it into our
+	// error text.
+	srv := newServer(t, func(w http.ResponseWriter) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(401)
+		_, _ = w.Write([]byte(`{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}`))
+	})
+	_, err := newProvider(t, srv).Complete(context.Background(), aitest.SampleRequest(t))
+	if err == nil || strings.Contains(err.Error(), testKey) || !strings.Contains(err.Error(), "authentication_error") {
+		t.Fatalf("err = %v", err)
+	}
+	if got := srv.headers[0].Get("Authorization"); got != "Bearer "+testKey {
+		t.Errorf("Authorization = %q", got)
+	}
+}
+
+func TestEnvironmentIsIgnored(t *testing.T) {
+	t.Setenv("ANTHROPIC_API_KEY", "sk-from-env")
+	t.Setenv("ANTHROPIC_AUTH_TOKEN", "tok-from-env")
+	t.Setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:1")
+	srv := newServer(t, ok(aitest.Fixture(t, "anthropic_response_tool_use_only.json")))
+	if _, err := newProvider(t, srv).Complete(context.Background(), aitest.SampleRequest(t)); err != nil {
+		t.Fatal(err)
+	}
+	if got := srv.headers[0].Get("Authorization"); got != "Bearer "+testKey {
+		t.Errorf("Authorization = %q, want the configured key only", got)
+	}
+}
+
+func TestLocalServerWithoutKey(t *testing.T) {
+	srv := newServer(t, ok(aitest.Fixture(t, "anthropic_response_tool_use_only.json")))
+	p := newProvider(t, srv, func(c *ai.Config) { c.APIKey = "" })
+	if _, err := p.Complete(context.Background(), aitest.SampleRequest(t)); err != nil {
+		t.Fatal(err)
+	}
+	if got := srv.headers[0].Get("Authorization"); got != "" {
+		t.Errorf("Authorization = %q, want none", got)
+	}
+}
+
+func TestRegistered(t *testing.T) {
+	cfg := ai.Defaults()
+	cfg.Provider, cfg.APIKey = "anthropic", testKey
+	if _, err := ai.New(cfg); err != nil {
+		t.Fatalf("ai.New with provider anthropic: %v", err)
+	}
+}
