@@ -1,0 +1,333 @@
+// Package simadb is a test helper: it puts a simulated phone behind the
+// device side of ADB (adbd) on a loopback port, starts a private adb
+// server for it (its own port, HOME and key), `adb connect`s, and waits
+// until the real adb client sees the phone as "device". Tests then drive
+// it with the real adb client (Env.ADB) or talk to the adb server
+// themselves (Env.ServerAddr).
+//
+// Debian's adb (package "adb") is needed. Without it the test is skipped,
+// unless PHONEPILOT_INTEGRATION=1, when it fails instead.
+package simadb
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"phonepilot/device/sim/adbd"
+	"phonepilot/internal/testlog"
+)
+
+// Timeouts for the real adb processes; generous because CI machines are
+// slow, and only ever reached when something is broken.
+const (
+	startTimeout   = 20 * time.Second
+	commandTimeout = 60 * time.Second
+)
+
+// Env is one simulated phone reachable through a private adb server.
+type Env struct {
+	// Serial is the phone's adb serial ("127.0.0.1:PORT"), for -s.
+	Serial string
+	// ServerAddr is the private adb server ("127.0.0.1:PORT").
+	ServerAddr string
+	// ServerPort is ServerAddr's port, for `adb -P`.
+	ServerPort int
+	// ADBPath is the adb client binary.
+	ADBPath string
+	// Daemon is the device-side server; Device is the phone behind it.
+	Daemon *adbd.Server
+	Device adbd.Phone
+
+	t            testing.TB
+	home         string
+	server       *exec.Cmd
+	serverLog    *testlog.Buffer
+	serverExited chan struct{}
+
+	stopOnce  sync.Once
+	stopServe context.CancelFunc
+	served    chan struct{}
+}
+
+// lookADB finds the adb client or skips (fails under PHONEPILOT_INTEGRATION=1).
+func lookADB(t testing.TB) string {
+	t.Helper()
+	path, err := exec.LookPath("adb")
+	if err != nil {
+		path, err = exec.LookPath("/usr/bin/adb")
+	}
+	if err != nil {
+		msg := "adb client not found (install Debian's \"adb\" package) - skipping the real-adb integration test"
+		if os.Getenv("PHONEPILOT_INTEGRATION") == "1" {
+			t.Fatal(msg + "; PHONEPILOT_INTEGRATION=1 requires it")
+		}
+		t.Skip(msg)
+	}
+	return path
+}
+
+// StartDevice serves phone through adbd with cfg (Logger defaults to the
+// test log) and connects a private adb server to it. Everything is torn
+// down by t.Cleanup.
+func StartDevice(t testing.TB, phone adbd.Phone, cfg adbd.Config) *Env {
+	t.Helper()
+	adbPath := lookADB(t)
+	if cfg.Logger == nil {
+		cfg.Logger = testlog.New(t)
+	}
+	daemon, err := adbd.New(phone, cfg)
+	if err != nil {
+		t.Fatalf("simadb: %v", err)
+	}
+	ln, err := listenOutsideEmulatorPorts()
+	if err != nil {
+		t.Fatalf("simadb: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	e := &Env{
+		Serial:    ln.Addr().String(),
+		ADBPath:   adbPath,
+		Daemon:    daemon,
+		Device:    phone,
+		t:         t,
+		home:      t.TempDir(),
+		serverLog: new(testlog.Buffer),
+		stopServe: cancel,
+		served:    make(chan struct{}),
+	}
+	go func() {
+		defer close(e.served)
+		if err := daemon.Serve(ctx, ln); err != nil {
+			cfg.Logger.Error("simadb: adbd stopped", "err", err)
+		}
+	}()
+	t.Cleanup(e.StopPhone)
+
+	if err := e.startServer(); err != nil {
+		t.Fatalf("simadb: %v\nadb server log:\n%s", err, e.serverLog.String())
+	}
+	t.Cleanup(e.stopServer)
+	if err := e.connect(); err != nil {
+		t.Fatalf("simadb: %v\nadb server log:\n%s", err, e.serverLog.String())
+	}
+	return e
+}
+
+// inEmulatorRange reports ports the adb server probes on its own (and
+// 5037, the default server port), which a test must never use.
+func inEmulatorRange(port int) bool { return (port >= 5555 && port <= 5585) || port == 5037 }
+
+// listenOutsideEmulatorPorts binds a loopback port the adb server does
+// not scan, so a developer's own adb never grabs the test phone.
+func listenOutsideEmulatorPorts() (net.Listener, error) {
+	var rejected []net.Listener
+	defer func() {
+		for _, l := range rejected {
+			l.Close()
+		}
+	}()
+	for range 20 {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("listen on loopback: %w", err)
+		}
+		if !inEmulatorRange(ln.Addr().(*net.TCPAddr).Port) {
+			return ln, nil
+		}
+		rejected = append(rejected, ln)
+	}
+	return nil, errors.New("no free loopback port outside 5555-5585")
+}
+
+func freePort() (int, error) {
+	ln, err := listenOutsideEmulatorPorts()
+	if err != nil {
+		return 0, err
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+// Environ is the environment every adb process of this Env runs with: a
+// private HOME (its own ~/.android/adbkey), TMPDIR, and server port.
+func (e *Env) Environ() []string {
+	env := []string{}
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case "HOME", "TMPDIR", "ANDROID_SDK_HOME", "ANDROID_ADB_SERVER_PORT", "ADB_SERVER_SOCKET",
+			"ANDROID_SERIAL", "ADB_VENDOR_KEYS", "ADB_TRACE":
+			continue
+		}
+		env = append(env, kv)
+	}
+	env = append(env, "HOME="+e.home, "TMPDIR="+e.home, "ANDROID_SDK_HOME="+e.home)
+	if e.ServerPort != 0 {
+		env = append(env, "ANDROID_ADB_SERVER_PORT="+strconv.Itoa(e.ServerPort))
+	}
+	return env
+}
+
+// startServer runs `adb -P PORT nodaemon server` as our own child (so it
+// can never outlive the test) and waits until it accepts connections.
+func (e *Env) startServer() error {
+	var lastErr error
+	for range 3 { // the picked port can be taken before adb binds it
+		port, err := freePort()
+		if err != nil {
+			return err
+		}
+		lastErr = nil
+		e.ServerPort = port
+		e.ServerAddr = "127.0.0.1:" + strconv.Itoa(port)
+		cmd := exec.Command(e.ADBPath, "-P", strconv.Itoa(port), "nodaemon", "server")
+		cmd.Env = e.Environ()
+		cmd.Stdout = e.serverLog
+		cmd.Stderr = e.serverLog
+		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+		if err := cmd.Start(); err != nil {
+			return fmt.Errorf("start adb server: %w", err)
+		}
+		exited := make(chan struct{})
+		go func() { cmd.Wait(); close(exited) }()
+		deadline := time.Now().Add(startTimeout)
+		for time.Now().Before(deadline) {
+			select {
+			case <-exited:
+				lastErr = fmt.Errorf("adb server on port %d exited at start", port)
+			default:
+			}
+			if lastErr != nil {
+				break
+			}
+			if c, err := net.DialTimeout("tcp", e.ServerAddr, time.Second); err == nil {
+				c.Close()
+				e.server = cmd
+				e.serverExited = exited
+				return nil
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		if lastErr == nil {
+			cmd.Process.Kill()
+			<-exited
+			return fmt.Errorf("adb server on port %d did not accept connections within %v", port, startTimeout)
+		}
+	}
+	return lastErr
+}
+
+// connect runs `adb connect` and waits for state "device" (adb connect
+// prints "failed to connect" with exit status 0, so get-state decides).
+func (e *Env) connect() error {
+	out, err := e.run(false, "connect", e.Serial)
+	if err != nil {
+		return fmt.Errorf("adb connect %s: %w", e.Serial, err)
+	}
+	if !strings.Contains(string(out), "connected to") {
+		return fmt.Errorf("adb connect %s: %q", e.Serial, strings.TrimSpace(string(out)))
+	}
+	deadline := time.Now().Add(startTimeout)
+	for {
+		out, err := e.ADB("get-state")
+		state := strings.TrimSpace(string(out))
+		if err == nil && state == "device" {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("adb get-state: %q, %v (want device)", state, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// Command returns the real adb client set up for this Env's private server
+// and phone (`adb -P PORT -s SERIAL args...`), for callers that want to
+// stream its output or set their own context.
+func (e *Env) Command(ctx context.Context, args ...string) *exec.Cmd {
+	full := append([]string{"-P", strconv.Itoa(e.ServerPort), "-s", e.Serial}, args...)
+	cmd := exec.CommandContext(ctx, e.ADBPath, full...)
+	cmd.Env = e.Environ()
+	return cmd
+}
+
+// ADB runs the real adb client with args against this phone and returns
+// its stdout. A non-zero exit is an error wrapping *exec.ExitError (so
+// the status is available) and quoting stderr.
+func (e *Env) ADB(args ...string) ([]byte, error) { return e.run(true, args...) }
+
+func (e *Env) run(withSerial bool, args ...string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), commandTimeout)
+	defer cancel()
+	var cmd *exec.Cmd
+	if withSerial {
+		cmd = e.Command(ctx, args...)
+	} else {
+		cmd = exec.CommandContext(ctx, e.ADBPath, append([]string{"-P", strconv.Itoa(e.ServerPort)}, args...)...)
+		cmd.Env = e.Environ()
+	}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if err != nil {
+		return stdout.Bytes(), fmt.Errorf("adb %s: %w (stderr: %s)", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+	}
+	return stdout.Bytes(), nil
+}
+
+// ExitCode is the adb client's exit status in an error from ADB, 0 for
+// nil, and -1 when it did not exit normally.
+func ExitCode(err error) int {
+	if err == nil {
+		return 0
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	return -1
+}
+
+// StopPhone stops the simulated phone's listener and closes every
+// transport, as if it were unplugged; the adb server then sees it vanish.
+// It is safe to call more than once.
+func (e *Env) StopPhone() {
+	e.stopOnce.Do(func() {
+		e.stopServe()
+		select {
+		case <-e.served:
+		case <-time.After(commandTimeout):
+			e.t.Errorf("simadb: adbd did not stop within %v", commandTimeout)
+		}
+	})
+}
+
+// ServerLog is what the private adb server has logged so far.
+func (e *Env) ServerLog() string { return e.serverLog.String() }
+
+func (e *Env) stopServer() {
+	if e.server == nil {
+		return
+	}
+	e.run(false, "kill-server")
+	select {
+	case <-e.serverExited:
+	case <-time.After(5 * time.Second):
+		e.server.Process.Kill()
+		<-e.serverExited
+	}
+	if e.t.Failed() {
+		e.t.Logf("adb server log:\n%s", e.serverLog.String())
+	}
+}
