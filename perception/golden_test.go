@@ -3,10 +3,10 @@ package perception
 import (
 	"bytes"
 	"encoding/json"
-	"strconv"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -16,8 +16,6 @@ import (
 
 // UPDATE_GOLDEN=1 rewrites testdata/golden from the current code.
 var updateGolden = os.Getenv("UPDATE_GOLDEN") == "1"
-
-
 
 // goldenJSON is the Scene's JSON with one element per line, so a golden
 // diff points at the element that changed. It is still valid JSON.
@@ -69,7 +67,6 @@ func firstDiff(got, want []byte) string {
 	}
 	return ""
 }
-
 
 // TestGolden pins the prompt listing and the JSON form of every fixture.
 func TestGolden(t *testing.T) {
