@@ -1,0 +1,558 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"phonepilot/storage"
+)
+
+type apiError struct {
+	Error struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+		Field   string `json:"field"`
+	} `json:"error"`
+}
+
+func TestHealthz(t *testing.T) {
+	h := newHarness(t, newFakeRunner(1), nil)
+	var body map[string]string
+	if resp := h.do("GET", "/healthz", "", &body); resp.StatusCode != 200 || body["status"] != "ok" {
+		t.Errorf("healthz = %d %v", resp.StatusCode, body)
+	}
+}
+
+func TestCreateTaskRunsToCompletion(t *testing.T) {
+	h := newHarness(t, newFakeRunner(3), nil)
+	var task storage.Task
+	resp := h.do("POST", "/v1/tasks", `{"goal":"open Taobao and search Mac mini","device":"sim:a","planner":"rule","max_steps":12}`, &task)
+	if resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	if loc := resp.Header.Get("Location"); loc != "/v1/tasks/"+task.ID {
+		t.Errorf("Location = %q", loc)
+	}
+	if task.ID == "" || task.Goal != "open Taobao and search Mac mini" || task.Device != "sim:a" || task.Planner != "rule" || task.MaxSteps != 12 {
+		t.Errorf("created task = %+v", task)
+	}
+	done := h.waitStatus(task.ID, storage.StatusCompleted)
+	if done.Reason != "done" || done.Started == nil || done.Finished == nil || done.Usage.InputTokens != 5 {
+		t.Errorf("completed task = %+v", done)
+	}
+	var steps struct{ Steps []storage.Step }
+	if resp := h.do("GET", "/v1/tasks/"+task.ID+"/steps", "", &steps); resp.StatusCode != 200 {
+		t.Fatalf("steps: %d", resp.StatusCode)
+	}
+	if len(steps.Steps) != 3 {
+		t.Fatalf("%d steps, want 3", len(steps.Steps))
+	}
+	for i, st := range steps.Steps {
+		if st.Number != i+1 || st.Call.Name != "tap" || len(st.Scene) == 0 {
+			t.Errorf("step %d = %+v", i+1, st)
+		}
+		var sc struct {
+			Width    int `json:"width"`
+			Elements []struct {
+				Bounds [4]int `json:"bounds"`
+			} `json:"elements"`
+		}
+		if err := json.Unmarshal(st.Scene, &sc); err != nil || sc.Width != 1080 || len(sc.Elements) != 2 || sc.Elements[1].Bounds != [4]int{100, 200, 500, 300} {
+			t.Errorf("step %d scene = %s (%v)", i+1, st.Scene, err)
+		}
+	}
+}
+
+func TestCreateTaskDefaults(t *testing.T) {
+	h := newHarness(t, newFakeRunner(0), nil)
+	var task storage.Task
+	h.do("POST", "/v1/tasks", `{"goal":"  打开设置  "}`, &task)
+	if task.Goal != "打开设置" || task.Device != "sim" || task.Planner != "rule" || task.MaxSteps != 200 {
+		t.Errorf("defaults: %+v", task)
+	}
+}
+
+func TestCreateTaskBadInput(t *testing.T) {
+	h := newHarness(t, newFakeRunner(0), nil)
+	for _, tc := range []struct {
+		body, field string
+	}{
+		{``, "body"},
+		{`{"goal":`, "body"},
+		{`[1,2]`, ""},
+		{`{}`, "goal"},
+		{`{"goal":"   "}`, "goal"},
+		{`{"goal":42}`, "goal"},
+		{`{"goal":"` + strings.Repeat("x", 2001) + `"}`, "goal"},
+		{`{"goal":"g","colour":"red"}`, "colour"},
+		{`{"goal":"g","device":"toaster"}`, "device"},
+		{`{"goal":"g","planner":"magic"}`, "planner"},
+		{`{"goal":"g","max_steps":-1}`, "max_steps"},
+		{`{"goal":"g","max_steps":201}`, "max_steps"},
+		{`{"goal":"g","max_steps":"ten"}`, "max_steps"},
+	} {
+		var e apiError
+		resp := h.do("POST", "/v1/tasks", tc.body, &e)
+		if resp.StatusCode != http.StatusBadRequest || e.Error.Code != "bad_request" {
+			t.Errorf("body %.40q: %d %+v, want 400 bad_request", tc.body, resp.StatusCode, e)
+			continue
+		}
+		if tc.field != "" && e.Error.Field != tc.field {
+			t.Errorf("body %.40q: field %q (%s), want %q", tc.body, e.Error.Field, e.Error.Message, tc.field)
+		}
+		if e.Error.Message == "" {
+			t.Errorf("body %.40q: no message", tc.body)
+		}
+	}
+	page, _ := h.store.ListTasks(t.Context(), storage.Query{})
+	if len(page.Tasks) != 0 {
+		t.Errorf("bad requests created %d tasks", len(page.Tasks))
+	}
+}
+
+func TestBodyTooLarge(t *testing.T) {
+	h := newHarness(t, newFakeRunner(0), nil)
+	var e apiError
+	resp := h.do("POST", "/v1/tasks", `{"goal":"`+strings.Repeat("a", 70<<10)+`"}`, &e)
+	if resp.StatusCode != http.StatusRequestEntityTooLarge || e.Error.Code != "too_large" || !strings.Contains(e.Error.Message, "65536") {
+		t.Errorf("70 KiB body: %d %+v, want 413", resp.StatusCode, e)
+	}
+}
+
+func TestListTasksPagedAndFiltered(t *testing.T) {
+	r := newFakeRunner(0)
+	h := newHarness(t, r, nil)
+	var ids []string
+	for i := range 5 {
+		task := h.create(fmt.Sprintf("goal %d", i), "sim")
+		ids = append(ids, task.ID)
+		h.waitStatus(task.ID, storage.StatusCompleted)
+	}
+	// One failed task, to filter on.
+	broken := h.create("broken", "sim:broken")
+	h.waitStatus(broken.ID, storage.StatusFailed)
+
+	var got []string
+	cursor := ""
+	for range 10 {
+		var page storage.Page
+		resp := h.do("GET", "/v1/tasks?status=completed&limit=2&cursor="+cursor, "", &page)
+		if resp.StatusCode != 200 {
+			t.Fatalf("list: %d", resp.StatusCode)
+		}
+		for _, task := range page.Tasks {
+			if task.Status != storage.StatusCompleted {
+				t.Errorf("status filter returned %s", task.Status)
+			}
+			got = append(got, task.ID)
+		}
+		if page.Next == "" {
+			break
+		}
+		cursor = page.Next
+	}
+	slices.Reverse(ids)
+	if !slices.Equal(got, ids) {
+		t.Errorf("completed tasks paged = %v, want newest first %v", got, ids)
+	}
+	var failed storage.Page
+	h.do("GET", "/v1/tasks?status=failed", "", &failed)
+	if len(failed.Tasks) != 1 || !strings.Contains(failed.Tasks[0].Reason, "device offline") {
+		t.Errorf("failed tasks = %+v", failed.Tasks)
+	}
+	for query, field := range map[string]string{"status=asleep": "status", "limit=0": "limit", "limit=501": "limit", "limit=x": "limit", "cursor=abc": "cursor"} {
+		var e apiError
+		if resp := h.do("GET", "/v1/tasks?"+query, "", &e); resp.StatusCode != 400 || e.Error.Field != field {
+			t.Errorf("?%s: %d field %q, want 400 naming %s", query, resp.StatusCode, e.Error.Field, field)
+		}
+	}
+}
+
+func TestNotFound(t *testing.T) {
+	h := newHarness(t, newFakeRunner(0), nil)
+	for _, c := range []struct{ method, path string }{
+		{"GET", "/v1/tasks/nope"},
+		{"GET", "/v1/tasks/nope/steps"},
+		{"GET", "/v1/tasks/nope/events"},
+		{"POST", "/v1/tasks/nope/cancel"},
+		{"GET", "/v1/nothing-here"},
+		{"GET", "/assets/missing.js"},
+	} {
+		var e apiError
+		resp := h.do(c.method, c.path, "", nil)
+		if resp.StatusCode != 404 {
+			t.Errorf("%s %s = %d, want 404", c.method, c.path, resp.StatusCode)
+		}
+		if strings.HasPrefix(c.path, "/v1/") {
+			h.do(c.method, c.path, "", &e)
+			if e.Error.Code != "not_found" {
+				t.Errorf("%s %s error = %+v", c.method, c.path, e)
+			}
+		}
+	}
+}
+
+func TestMethodNotAllowed(t *testing.T) {
+	h := newHarness(t, newFakeRunner(0), nil)
+	for path, allow := range map[string]string{"/v1/tasks": "POST, GET", "/v1/tasks/x/cancel": "POST", "/v1/devices": "GET", "/healthz": "GET"} {
+		var e apiError
+		resp := h.do("DELETE", path, "", &e)
+		if resp.StatusCode != 405 || e.Error.Code != "method_not_allowed" || resp.Header.Get("Allow") != allow {
+			t.Errorf("DELETE %s = %d %+v Allow %q, want 405 Allow %q", path, resp.StatusCode, e, resp.Header.Get("Allow"), allow)
+		}
+	}
+}
+
+func TestCancelRunningQueuedAndFinished(t *testing.T) {
+	r := newFakeRunner(5)
+	r.gate = make(chan struct{})
+	h := newHarness(t, r, nil)
+	running := h.create("long task", "sim:a")
+	<-r.started
+	queued := h.create("behind it", "sim:a")
+	if got := h.waitStatus(queued.ID, storage.StatusQueued); got.Started != nil {
+		t.Errorf("queued task has a start time")
+	}
+
+	// Cancel the queued one: it never runs.
+	var task storage.Task
+	if resp := h.do("POST", "/v1/tasks/"+queued.ID+"/cancel", "", &task); resp.StatusCode != 200 || task.Status != storage.StatusCancelled {
+		t.Fatalf("cancel queued: %d %+v", resp.StatusCode, task)
+	}
+	// Let one step through, then cancel the running one.
+	r.gate <- struct{}{}
+	if resp := h.do("POST", "/v1/tasks/"+running.ID+"/cancel", "", &task); resp.StatusCode != 200 || task.Status != storage.StatusCancelled {
+		t.Fatalf("cancel running: %d %+v", resp.StatusCode, task)
+	}
+	if task.Reason != "cancelled by request" || task.Finished == nil {
+		t.Errorf("cancelled task = %+v", task)
+	}
+	steps, _ := h.store.Steps(t.Context(), running.ID)
+	if len(steps) != 1 {
+		t.Errorf("cancelled task kept %d steps, want the 1 finished before the cancel", len(steps))
+	}
+	// Cancelling a finished task is a conflict.
+	var e apiError
+	if resp := h.do("POST", "/v1/tasks/"+running.ID+"/cancel", "", &e); resp.StatusCode != 409 || e.Error.Code != "conflict" || !strings.Contains(e.Error.Message, "cancelled") {
+		t.Errorf("cancel again: %d %+v, want 409", resp.StatusCode, e)
+	}
+	time.Sleep(50 * time.Millisecond)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if slices.Contains(r.order, "behind it") {
+		t.Error("a task cancelled while queued still ran")
+	}
+}
+
+func TestCancelCompletedIsConflict(t *testing.T) {
+	h := newHarness(t, newFakeRunner(1), nil)
+	task := h.create("quick", "sim")
+	h.waitStatus(task.ID, storage.StatusCompleted)
+	var e apiError
+	if resp := h.do("POST", "/v1/tasks/"+task.ID+"/cancel", "", &e); resp.StatusCode != 409 {
+		t.Errorf("cancel completed = %d %+v", resp.StatusCode, e)
+	}
+	if got, _ := h.store.Task(t.Context(), task.ID); got.Status != storage.StatusCompleted {
+		t.Errorf("a refused cancel changed the task to %s", got.Status)
+	}
+}
+
+// One task at a time per device, in arrival order; devices run at once.
+func TestQueuePerDevice(t *testing.T) {
+	r := newFakeRunner(2)
+	r.gate = make(chan struct{})
+	h := newHarness(t, r, nil)
+	a1 := h.create("a1", "sim:a")
+	a2 := h.create("a2", "sim:a")
+	a3 := h.create("a3", "sim:a")
+	b1 := h.create("b1", "sim:b")
+	// a1 and b1 start without waiting for each other.
+	got := []string{<-r.started, <-r.started}
+	sort.Strings(got)
+	want := []string{a1.ID, b1.ID}
+	sort.Strings(want)
+	if !slices.Equal(got, want) {
+		t.Fatalf("first to start: %v, want a1 and b1 %v", got, want)
+	}
+	if s := h.waitStatus(a2.ID, storage.StatusQueued); s.Status != storage.StatusQueued {
+		t.Fatal("a2 not queued")
+	}
+	var devs struct {
+		Devices []deviceStatus `json:"devices"`
+	}
+	h.do("GET", "/v1/devices", "", &devs)
+	for _, d := range devs.Devices {
+		if d.Name == "sim:a" && (d.Running != a1.ID || d.Queued != 2) {
+			t.Errorf("device sim:a = %+v, want running a1 with 2 queued", d)
+		}
+	}
+	go func() {
+		for range 8 {
+			r.gate <- struct{}{}
+		}
+	}()
+	for _, task := range []storage.Task{a1, a2, a3, b1} {
+		h.waitStatus(task.ID, storage.StatusCompleted)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.maxSeen["sim:a"] != 1 || r.maxSeen["sim:b"] != 1 {
+		t.Errorf("most tasks at once per device = %v, want 1", r.maxSeen)
+	}
+	var aOrder []string
+	for _, g := range r.order {
+		if strings.HasPrefix(g, "a") {
+			aOrder = append(aOrder, g)
+		}
+	}
+	if !slices.Equal(aOrder, []string{"a1", "a2", "a3"}) {
+		t.Errorf("sim:a ran %v, want arrival order", aOrder)
+	}
+}
+
+func TestDevices(t *testing.T) {
+	h := newHarness(t, newFakeRunner(0), nil)
+	var devs struct {
+		Devices []deviceStatus `json:"devices"`
+	}
+	if resp := h.do("GET", "/v1/devices", "", &devs); resp.StatusCode != 200 || len(devs.Devices) != 2 || devs.Devices[0].Name != "sim" || devs.Devices[0].Kind != "sim" {
+		t.Errorf("devices = %d %+v", resp.StatusCode, devs)
+	}
+}
+
+func TestTokenRequired(t *testing.T) {
+	h := newHarness(t, newFakeRunner(1), func(c *Config) { c.Token = "s3cret-token" })
+	task := h.create("with token", "sim")
+	h.waitStatus(task.ID, storage.StatusCompleted)
+
+	for _, auth := range []string{"", "Bearer wrong", "Basic s3cret-token", "Bearer s3cret-token-and-more"} {
+		for _, path := range []string{"/v1/tasks", "/v1/tasks/" + task.ID, "/v1/devices", "/v1/tasks/" + task.ID + "/events"} {
+			req, _ := http.NewRequest("GET", h.ts.URL+path, nil)
+			if auth != "" {
+				req.Header.Set("Authorization", auth)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var e apiError
+			json.NewDecoder(resp.Body).Decode(&e)
+			resp.Body.Close()
+			if resp.StatusCode != 401 || e.Error.Code != "unauthorized" || resp.Header.Get("WWW-Authenticate") == "" {
+				t.Errorf("GET %s with %q = %d %+v, want 401", path, auth, resp.StatusCode, e)
+			}
+		}
+	}
+	// Open endpoints and the event stream's query token.
+	for _, path := range []string{"/healthz", "/v1/openapi.json", "/", "/v1/tasks/" + task.ID + "/events?access_token=s3cret-token"} {
+		resp, err := http.Get(h.ts.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Errorf("GET %s without header = %d, want 200", path, resp.StatusCode)
+		}
+	}
+}
+
+func TestCheckBind(t *testing.T) {
+	for _, c := range []struct {
+		addr, token string
+		ok          bool
+	}{
+		{"127.0.0.1:8080", "", true},
+		{"localhost:8080", "", true},
+		{"[::1]:8080", "", true},
+		{"127.0.0.2:0", "", true},
+		{"0.0.0.0:8080", "", false},
+		{":8080", "", false},
+		{"192.168.1.5:8080", "", false},
+		{"[::]:8080", "", false},
+		{"0.0.0.0:8080", "t", true},
+		{"nonsense", "", false},
+	} {
+		err := CheckBind(c.addr, c.token)
+		if (err == nil) != c.ok {
+			t.Errorf("CheckBind(%q, %q) = %v, want ok=%v", c.addr, c.token, err, c.ok)
+		}
+	}
+}
+
+func TestEventStreamLive(t *testing.T) {
+	r := newFakeRunner(3)
+	r.gate = make(chan struct{})
+	h := newHarness(t, r, nil)
+	task := h.create("stream me", "sim")
+	<-r.started
+
+	resp, err := http.Get(h.ts.URL + "/v1/tasks/" + task.ID + "/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Fatalf("Content-Type %q", ct)
+	}
+	events := make(chan sseEvent, 100)
+	go readSSE(resp.Body, events)
+	next := func(want string) sseEvent {
+		t.Helper()
+		for {
+			select {
+			case ev, ok := <-events:
+				if !ok {
+					t.Fatalf("stream ended waiting for %s", want)
+				}
+				if ev.Event == want {
+					return ev
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatalf("no %s event", want)
+			}
+		}
+	}
+	// Steps arrive live: each one only after the runner was let through.
+	for n := 1; n <= 3; n++ {
+		r.gate <- struct{}{}
+		ev := next("step_finished")
+		var st storage.Step
+		if err := json.Unmarshal([]byte(ev.Data), &st); err != nil {
+			t.Fatal(err)
+		}
+		if st.Number != n || st.Call.Name != "tap" || len(st.Scene) == 0 {
+			t.Errorf("live step %d = %+v", n, st)
+		}
+	}
+	ev := next("status")
+	if !strings.Contains(ev.Data, `"completed"`) {
+		t.Errorf("final status event %s", ev.Data)
+	}
+	end := next("end")
+	if !strings.Contains(end.Data, "completed") {
+		t.Errorf("end = %s", end.Data)
+	}
+	if _, ok := <-events; ok {
+		t.Error("stream went on after end")
+	}
+
+	// Resume: Last-Event-ID gets only what came after it.
+	all, _ := h.store.Events(t.Context(), task.ID, 0, 0)
+	req, _ := http.NewRequest("GET", h.ts.URL+"/v1/tasks/"+task.ID+"/events", nil)
+	req.Header.Set("Last-Event-ID", fmt.Sprint(all[len(all)-3].Seq))
+	resp2, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp2.Body.Close()
+	rest := make(chan sseEvent, 100)
+	go readSSE(resp2.Body, rest)
+	var ids []string
+	for ev := range rest {
+		if ev.ID != "" {
+			ids = append(ids, ev.ID)
+		}
+	}
+	want := []string{fmt.Sprint(all[len(all)-2].Seq), fmt.Sprint(all[len(all)-1].Seq)}
+	if !slices.Equal(ids, want) {
+		t.Errorf("resumed stream ids %v, want %v", ids, want)
+	}
+	var e apiError
+	if resp := h.do("GET", "/v1/tasks/"+task.ID+"/events?after=-4", "", &e); resp.StatusCode != 400 || e.Error.Field != "after" {
+		t.Errorf("after=-4: %d %+v", resp.StatusCode, e)
+	}
+}
+
+// On start, a task a crash left running is interrupted and queued tasks run.
+func TestStartRecovers(t *testing.T) {
+	h := newHarness(t, newFakeRunner(1), nil)
+	store := h.store
+	ctx := t.Context()
+	crashed, _ := store.CreateTask(ctx, storage.Task{Goal: "was running", Device: "sim", Planner: "rule"})
+	store.UpdateStatus(ctx, crashed.ID, storage.Change{From: []string{storage.StatusQueued}, To: storage.StatusRunning, At: time.Now()})
+	waiting, _ := store.CreateTask(ctx, storage.Task{Goal: "was queued", Device: "sim:a", Planner: "rule"})
+
+	h2 := newHarnessOn(t, store, newFakeRunner(1), nil)
+	got := h2.waitStatus(crashed.ID, storage.StatusInterrupted)
+	if !strings.Contains(got.Reason, "stopped") {
+		t.Errorf("interrupted reason %q", got.Reason)
+	}
+	h2.waitStatus(waiting.ID, storage.StatusCompleted)
+}
+
+// Closing the server interrupts running tasks.
+func TestCloseInterruptsRunning(t *testing.T) {
+	r := newFakeRunner(3)
+	r.gate = make(chan struct{})
+	h := newHarness(t, r, nil)
+	task := h.create("long", "sim")
+	<-r.started
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	if err := h.srv.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := h.store.Task(t.Context(), task.ID)
+	if got.Status != storage.StatusInterrupted {
+		t.Errorf("after Close the task is %s, want interrupted", got.Status)
+	}
+	var e apiError
+	if resp := h.do("POST", "/v1/tasks", `{"goal":"late"}`, &e); resp.StatusCode != 409 {
+		t.Errorf("create after Close = %d %+v", resp.StatusCode, e)
+	}
+}
+
+// The OpenAPI document lists exactly the routes the server has.
+func TestOpenAPIMatchesRoutes(t *testing.T) {
+	h := newHarness(t, newFakeRunner(0), nil)
+	var doc struct {
+		OpenAPI string                                `json:"openapi"`
+		Paths   map[string]map[string]json.RawMessage `json:"paths"`
+	}
+	if resp := h.do("GET", "/v1/openapi.json", "", &doc); resp.StatusCode != 200 {
+		t.Fatal(resp.StatusCode)
+	}
+	if doc.OpenAPI != "3.1.0" {
+		t.Errorf("openapi %q", doc.OpenAPI)
+	}
+	var documented, served []string
+	for path, ops := range doc.Paths {
+		for method := range ops {
+			if method == "parameters" {
+				continue
+			}
+			documented = append(documented, strings.ToUpper(method)+" "+path)
+		}
+	}
+	for _, rt := range h.srv.routeTable() {
+		served = append(served, rt.method+" "+rt.pattern)
+	}
+	sort.Strings(documented)
+	sort.Strings(served)
+	if !slices.Equal(documented, served) {
+		t.Errorf("OpenAPI documents\n%v\nserver has\n%v", documented, served)
+	}
+}
+
+func TestPageServed(t *testing.T) {
+	h := newHarness(t, newFakeRunner(0), nil)
+	for path, want := range map[string]string{"/": "<html", "/tasks/abc": "<html", "/assets/app.js": "EventSource", "/assets/style.css": "{"} {
+		resp, err := http.Get(h.ts.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || !strings.Contains(string(body), want) {
+			t.Errorf("GET %s = %d, body lacks %q", path, resp.StatusCode, want)
+		}
+	}
+}

@@ -1,0 +1,266 @@
+package api
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"phonepilot/device"
+	"phonepilot/internal/testlog"
+	"phonepilot/plan"
+	"phonepilot/scene"
+	"phonepilot/storage"
+	"phonepilot/storage/sqlite"
+	"phonepilot/tools"
+)
+
+// fakeDevice is a phone that shows one fixed screen.
+type fakeDevice struct{ name string }
+
+var _ device.Device = (*fakeDevice)(nil)
+
+func (d *fakeDevice) Scene(ctx context.Context) (*scene.Scene, error) {
+	return &scene.Scene{Width: 1080, Height: 2400, Package: "com.example", Elements: []scene.Element{
+		{Index: 0, Parent: -1, Class: "FrameLayout", Bounds: scene.Bounds{Right: 1080, Bottom: 2400}, Enabled: true},
+		{Index: 1, Parent: 0, Depth: 1, Class: "Button", Text: "OK", Bounds: scene.Bounds{Left: 100, Top: 200, Right: 500, Bottom: 300}, Clickable: true, Enabled: true},
+	}}, nil
+}
+func (d *fakeDevice) Tap(ctx context.Context, x, y int) error { return nil }
+func (d *fakeDevice) LongPress(ctx context.Context, x, y int, dur time.Duration) error {
+	return nil
+}
+func (d *fakeDevice) Swipe(ctx context.Context, x1, y1, x2, y2 int, dur time.Duration) error {
+	return nil
+}
+func (d *fakeDevice) TypeText(ctx context.Context, text string) error { return nil }
+func (d *fakeDevice) Key(ctx context.Context, k device.Key) error     { return nil }
+func (d *fakeDevice) LaunchApp(ctx context.Context, app string) error { return nil }
+
+// fakeDevices accepts "sim" and "sim:NAME".
+type fakeDevices struct {
+	mu     sync.Mutex
+	opened []string
+}
+
+func (f *fakeDevices) Check(name string) error {
+	if name == "sim" || strings.HasPrefix(name, "sim:") && len(name) > 4 {
+		return nil
+	}
+	return fmt.Errorf("unknown device %q (want sim or sim:NAME)", name)
+}
+
+func (f *fakeDevices) Open(ctx context.Context, name string) (device.Device, func(), error) {
+	f.mu.Lock()
+	f.opened = append(f.opened, name)
+	f.mu.Unlock()
+	if name == "sim:broken" {
+		return nil, nil, errors.New("device offline")
+	}
+	return &fakeDevice{name: name}, func() {}, nil
+}
+
+func (f *fakeDevices) List(ctx context.Context) ([]DeviceInfo, error) {
+	return []DeviceInfo{{Name: "sim", Kind: "sim", State: "device"}, {Name: "sim:a", Kind: "sim", State: "device"}}, nil
+}
+
+// fakeRunner records a fixed number of steps per task. When gate is set,
+// each step waits for a value on it (or for cancellation), so tests control
+// progress.
+type fakeRunner struct {
+	steps int
+	gate  chan struct{}
+
+	mu      sync.Mutex
+	active  map[string]int // device → tasks running now
+	maxSeen map[string]int
+	order   []string // task goals in the order they started
+	started chan string
+}
+
+func newFakeRunner(steps int) *fakeRunner {
+	return &fakeRunner{steps: steps, active: map[string]int{}, maxSeen: map[string]int{}, started: make(chan string, 100)}
+}
+
+func (f *fakeRunner) Run(ctx context.Context, task storage.Task, dev device.Device, rec storage.Store) Result {
+	f.mu.Lock()
+	f.active[task.Device]++
+	f.maxSeen[task.Device] = max(f.maxSeen[task.Device], f.active[task.Device])
+	f.order = append(f.order, task.Goal)
+	f.mu.Unlock()
+	defer func() {
+		f.mu.Lock()
+		f.active[task.Device]--
+		f.mu.Unlock()
+	}()
+	f.started <- task.ID
+	if _, err := rec.AppendEvent(ctx, storage.Event{TaskID: task.ID, Type: "task_started"}); err != nil {
+		return Result{Status: storage.StatusFailed, Reason: err.Error()}
+	}
+	for n := 1; n <= f.steps; n++ {
+		if f.gate != nil {
+			select {
+			case <-f.gate:
+			case <-ctx.Done():
+				return Result{Status: storage.StatusCancelled, Reason: "cancelled"}
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			return Result{Status: storage.StatusCancelled, Reason: "cancelled"}
+		}
+		sc, _ := dev.Scene(ctx)
+		sj, _ := json.Marshal(sc)
+		call := tools.NewCall(tools.Tap, map[string]int{"element": 1})
+		rec.AppendEvent(ctx, storage.Event{TaskID: task.ID, Type: "step_started", Step: n})
+		st := storage.Step{TaskID: task.ID, StepRecord: plan.StepRecord{Number: n, Intent: fmt.Sprintf("step %d", n), Call: call,
+			Attempts: []plan.Attempt{{Number: 1, Result: "tapped [1] Button \"OK\"", Changed: true}}, Status: plan.StepSucceeded,
+			Started: time.Now(), Duration: time.Millisecond}, Scene: sj}
+		if err := rec.SaveStep(ctx, st); err != nil {
+			return Result{Status: storage.StatusFailed, Reason: err.Error()}
+		}
+		rec.AppendEvent(ctx, storage.Event{TaskID: task.ID, Type: "step_finished", Step: n})
+	}
+	return Result{Status: storage.StatusCompleted, Reason: "done", Usage: plan.Usage{InputTokens: 5}}
+}
+
+type harness struct {
+	t       *testing.T
+	srv     *Server
+	ts      *httptest.Server
+	store   storage.Store
+	runner  *fakeRunner
+	devices *fakeDevices
+	token   string
+}
+
+func newHarness(t *testing.T, runner *fakeRunner, mutate func(*Config)) *harness {
+	t.Helper()
+	store, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "pp.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	return newHarnessOn(t, store, runner, mutate)
+}
+
+func newHarnessOn(t *testing.T, store storage.Store, runner *fakeRunner, mutate func(*Config)) *harness {
+	t.Helper()
+	cfg := Defaults()
+	cfg.PollInterval = 50 * time.Millisecond
+	if mutate != nil {
+		mutate(&cfg)
+	}
+	devs := &fakeDevices{}
+	srv, err := New(cfg, store, devs, runner, testlog.New(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv.Handler())
+	t.Cleanup(func() {
+		ts.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Close(ctx)
+	})
+	return &harness{t: t, srv: srv, ts: ts, store: store, runner: runner, devices: devs, token: cfg.Token}
+}
+
+// do sends a request and decodes a JSON answer into out (when not nil).
+func (h *harness) do(method, path, body string, out any) *http.Response {
+	h.t.Helper()
+	req, err := http.NewRequestWithContext(h.t.Context(), method, h.ts.URL+path, strings.NewReader(body))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if h.token != "" {
+		req.Header.Set("Authorization", "Bearer "+h.token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	if out != nil {
+		if err := json.Unmarshal(data, out); err != nil {
+			h.t.Fatalf("%s %s: %d, body %q is not the expected JSON: %v", method, path, resp.StatusCode, data, err)
+		}
+	}
+	return resp
+}
+
+func (h *harness) create(goal, dev string) storage.Task {
+	h.t.Helper()
+	var task storage.Task
+	body, _ := json.Marshal(map[string]any{"goal": goal, "device": dev})
+	resp := h.do("POST", "/v1/tasks", string(body), &task)
+	if resp.StatusCode != http.StatusAccepted {
+		h.t.Fatalf("POST /v1/tasks = %d", resp.StatusCode)
+	}
+	return task
+}
+
+// waitStatus polls the task until it has one of the statuses.
+func (h *harness) waitStatus(id string, want ...string) storage.Task {
+	h.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var task storage.Task
+		h.do("GET", "/v1/tasks/"+id, "", &task)
+		for _, w := range want {
+			if task.Status == w {
+				return task
+			}
+		}
+		if time.Now().After(deadline) {
+			h.t.Fatalf("task %s is %s, want %v", id, task.Status, want)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// sseEvent is one parsed server-sent event.
+type sseEvent struct {
+	ID, Event string
+	Data      string
+}
+
+// readSSE parses a stream until it ends, sending each event on out.
+func readSSE(r io.Reader, out chan<- sseEvent) error {
+	defer close(out)
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 1<<22)
+	var ev sseEvent
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case line == "":
+			if ev.Event != "" || ev.Data != "" {
+				out <- ev
+			}
+			ev = sseEvent{}
+		case strings.HasPrefix(line, "id: "):
+			ev.ID = line[4:]
+		case strings.HasPrefix(line, "event: "):
+			ev.Event = line[7:]
+		case strings.HasPrefix(line, "data: "):
+			ev.Data += line[6:]
+		}
+	}
+	return sc.Err()
+}
