@@ -166,6 +166,8 @@ func (p *fakePhone) handle(serial, service, cmd string) reply {
 		return reply{exit: 0}
 	}
 	switch args[0] {
+	case "sleep":
+		return reply{hang: true}
 	case "uiautomator":
 		out := p.dumpXML()
 		if len(p.dumpScript) > 0 {
