@@ -42,11 +42,9 @@ func flagPtrs(e *Element) [len(flagNames)]*bool {
 		&e.Checkable, &e.Checked, &e.Selected, &e.Focusable, &e.Focused, nil, &e.Password}
 }
 
-// MarshalJSON writes the documented JSON form.
-func (s *Scene) MarshalJSON() ([]byte, error) {
-	if s == nil {
-		return []byte("null"), nil
-	}
+// MarshalJSON writes the documented JSON form. It has a value receiver so
+// that a Scene held by value in another struct is written the same way.
+func (s Scene) MarshalJSON() ([]byte, error) {
 	out := sceneJSON{Width: s.Width, Height: s.Height, Rotation: s.Rotation,
 		Package: s.Package, Activity: s.Activity, Elements: make([]elementJSON, len(s.Elements))}
 	for i := range s.Elements {

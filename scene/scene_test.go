@@ -286,3 +286,16 @@ func TestEstimateTokens(t *testing.T) {
 		}
 	}
 }
+
+func TestJSONByValueAndNil(t *testing.T) {
+	s := testScene()
+	byPtr, _ := json.Marshal(s)
+	byVal, err := json.Marshal(struct{ S Scene }{*s})
+	if err != nil || !strings.Contains(string(byVal), string(byPtr)) {
+		t.Errorf("a Scene held by value is not written in the documented form: %s", byVal)
+	}
+	var nilScene *Scene
+	if out, err := json.Marshal(nilScene); err != nil || string(out) != "null" {
+		t.Errorf("nil scene: %s %v", out, err)
+	}
+}
