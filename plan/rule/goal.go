@@ -173,15 +173,15 @@ var (
 	reBackEN   = regexp.MustCompile(`(?i)^(?:please\s+)?(?:go\s+back|navigate\s+back|press\s+(?:the\s+)?back(?:\s+(?:key|button))?|back)$`)
 	reHomeEN   = regexp.MustCompile(`(?i)^(?:please\s+)?(?:go|return|navigate)?\s*(?:to\s+)?(?:the\s+)?home(?:\s+screen)?$|^(?:press\s+(?:the\s+)?home(?:\s+(?:key|button))?)$`)
 
-	reLaunchZH = regexp.MustCompile(`^(?:请)?(?:打开|启动|开启|运行)(.+?)(?:应用|APP|app)?$`)
-	reInAppZH  = regexp.MustCompile(`^(?:请)?在(.+?)(?:里|中|上|里面)?(?:搜索|搜|查找)(?:一下)?(.*)$`)
-	reSearchZH = regexp.MustCompile(`^(?:请)?(?:搜索|搜一下|搜|查找)(?:一下)?(.*)$`)
-	reTapZH    = regexp.MustCompile(`^(?:请)?(?:点击|点一下|轻触|点)(?:一下)?(.+?)(?:按钮|图标)?$`)
+	reLaunchZH   = regexp.MustCompile(`^(?:请)?(?:打开|启动|开启|运行)(.+?)(?:应用|APP|app)?$`)
+	reInAppZH    = regexp.MustCompile(`^(?:请)?在(.+?)(?:里|中|上|里面)?(?:搜索|搜|查找)(?:一下)?(.*)$`)
+	reSearchZH   = regexp.MustCompile(`^(?:请)?(?:搜索|搜一下|搜|查找)(?:一下)?(.*)$`)
+	reTapZH      = regexp.MustCompile(`^(?:请)?(?:点击|点一下|轻触|点)(?:一下)?(.+?)(?:按钮|图标)?$`)
 	reTypeIntoZH = regexp.MustCompile(`^(?:请)?在(.+?)(?:里|中)?输入(.+)$`)
-	reTypeZH   = regexp.MustCompile(`^(?:请)?输入(.+?)(?:到(.+))?$`)
-	reScrollZH = regexp.MustCompile(`^(?:请)?(上滑|下滑|向上滑动?|向下滑动?|向上滚动|向下滚动|往上滑|往下滑)$`)
-	reHomeZH   = regexp.MustCompile(`^(?:请)?(?:回到|返回|去)(?:桌面|主屏幕|主屏|首屏)$`)
-	reBackZH   = regexp.MustCompile(`^(?:请)?(?:返回|后退|按返回键|返回上一页|返回上一级)$`)
+	reTypeZH     = regexp.MustCompile(`^(?:请)?输入(.+?)(?:到(.+))?$`)
+	reScrollZH   = regexp.MustCompile(`^(?:请)?(上滑|下滑|向上滑动?|向下滑动?|向上滚动|向下滚动|往上滑|往下滑)$`)
+	reHomeZH     = regexp.MustCompile(`^(?:请)?(?:回到|返回|去)(?:桌面|主屏幕|主屏|首屏)$`)
+	reBackZH     = regexp.MustCompile(`^(?:请)?(?:返回|后退|按返回键|返回上一页|返回上一级)$`)
 )
 
 // parseClause reads one clause into one or two actions ("search X on Taobao"

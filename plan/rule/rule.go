@@ -196,6 +196,24 @@ func lastFailure(hist []plan.StepRecord) string {
 	return ""
 }
 
+// mainFailure describes the first failed step that was not a helper move
+// (a scroll or back looking for something), else the last failure.
+func mainFailure(hist []plan.StepRecord) string {
+	for _, r := range hist {
+		if r.Status == plan.StepFailed && !strings.Contains(r.Intent, " to look for ") {
+			return failedStep(r)
+		}
+	}
+	return lastFailure(hist)
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
 func failedStep(r plan.StepRecord) string {
 	return fmt.Sprintf("step %d (%s) failed: %s", r.Number, r.Intent, r.Reason)
 }
@@ -339,8 +357,9 @@ func (w *work) lookFor(what, dir string) ([]plan.PlannedStep, *plan.Finish) {
 			return []plan.PlannedStep{keyStep("back", back)}, nil
 		}
 	}
-	reason := fmt.Sprintf("could not find %s on the screen (scrolled %s %d times)", what, dir, w.count(scroll))
-	if f := lastFailure(w.hist); f != "" {
+	n := w.count(scroll)
+	reason := fmt.Sprintf("could not find %s on the screen (scrolled %s %d time%s)", what, dir, n, plural(n))
+	if f := mainFailure(w.hist); f != "" {
 		reason += "; " + f
 	}
 	return nil, &plan.Finish{Reason: reason}

@@ -1,0 +1,485 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"phonepilot/internal/clock"
+	"phonepilot/internal/testlog"
+	"phonepilot/plan"
+	"phonepilot/plan/rule"
+	"phonepilot/scene"
+	"phonepilot/tools"
+)
+
+var epoch = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+
+// recorder wraps a Planner and keeps every Input it was given.
+type recorder struct {
+	mu     sync.Mutex
+	inner  plan.Planner
+	inputs []plan.Input
+}
+
+func (r *recorder) Plan(ctx context.Context, in plan.Input) (plan.Decision, error) {
+	r.mu.Lock()
+	r.inputs = append(r.inputs, in)
+	r.mu.Unlock()
+	return r.inner.Plan(ctx, in)
+}
+
+func (r *recorder) all() []plan.Input {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]plan.Input(nil), r.inputs...)
+}
+
+// planFunc adapts a function to plan.Planner.
+type planFunc func(ctx context.Context, in plan.Input) (plan.Decision, error)
+
+func (f planFunc) Plan(ctx context.Context, in plan.Input) (plan.Decision, error) { return f(ctx, in) }
+
+type harness struct {
+	phone  *toyPhone
+	clock  *clock.Fake
+	rec    *recorder
+	runner *Runner
+	events []Event
+}
+
+func newHarness(t *testing.T, cfg Config, p plan.Planner, setup func(*toyPhone)) *harness {
+	t.Helper()
+	h := &harness{clock: clock.NewFake(epoch)}
+	h.phone = newToyPhone(h.clock)
+	if setup != nil {
+		setup(h.phone)
+	}
+	if p == nil {
+		p = rule.New()
+	}
+	h.rec = &recorder{inner: p}
+	r, err := New(cfg, h.phone, Options{Planner: h.rec, Clock: h.clock, Logger: testlog.New(t),
+		OnEvent: func(e Event) { h.events = append(h.events, e) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.runner = r
+	return h
+}
+
+func intents(res Result) []string {
+	var out []string
+	for _, s := range res.Steps {
+		out = append(out, s.Intent+" → "+s.Status)
+	}
+	return out
+}
+
+func TestLoopContinuesUntilGoalIsMet(t *testing.T) {
+	for _, goal := range []string{"open Taobao and search Mac mini", "打开淘宝搜索Mac mini"} {
+		t.Run(goal, func(t *testing.T) {
+			h := newHarness(t, Defaults(), nil, func(p *toyPhone) { p.spinner = 800 * time.Millisecond })
+			res := h.runner.Run(context.Background(), goal)
+			if res.Status != StatusCompleted {
+				t.Fatalf("status %s (%s); steps %v", res.Status, res.Reason, intents(res))
+			}
+			last, typed, launches := h.phone.state()
+			if last != "Mac mini" {
+				t.Errorf("last search %q, want Mac mini", last)
+			}
+			if len(typed) != 1 || launches != 1 {
+				t.Errorf("typed %q and launched %d times; want one of each", typed, launches)
+			}
+			// observe → plan → act repeated: one plan per step plus the final one.
+			if got := len(h.rec.all()); got != len(res.Steps)+1 {
+				t.Errorf("planner asked %d times for %d steps", got, len(res.Steps))
+			}
+		})
+	}
+}
+
+func TestLoopStopsAfterMaxSteps(t *testing.T) {
+	cfg := Defaults()
+	cfg.MaxSteps = 5
+	cfg.RepeatLimit, cfg.StuckSteps = 100, 100 // let the step ceiling, not the loop detector, end it
+	never := planFunc(func(ctx context.Context, in plan.Input) (plan.Decision, error) {
+		return plan.Decision{Steps: []plan.PlannedStep{{Intent: "wait a little",
+			Call: tools.NewCall(tools.Wait, map[string]float64{"seconds": 0.1})}}}, nil
+	})
+	h := newHarness(t, cfg, never, nil)
+	res := h.runner.Run(context.Background(), "wait forever")
+	if res.Status != StatusFailed || !strings.Contains(res.Reason, "maximum of 5 steps") {
+		t.Fatalf("got %s (%s), want failed at max steps", res.Status, res.Reason)
+	}
+	if len(res.Steps) != 5 {
+		t.Errorf("executed %d steps, want 5", len(res.Steps))
+	}
+	if last := h.events[len(h.events)-1]; last.Type != EventStatus || last.Status != StatusFailed {
+		t.Errorf("last event %+v, want the failed status", last)
+	}
+}
+
+func TestPlannerReplansAfterUnexpectedScene(t *testing.T) {
+	// The search bar does not react: the step's expectation (the screen
+	// changes) is not met, so the Planner is asked again with the new Scene.
+	h := newHarness(t, Defaults(), nil, func(p *toyPhone) { p.deadSearchBar = true })
+	res := h.runner.Run(context.Background(), "open Taobao and search Mac mini")
+	ins := h.rec.all()
+	var replan *plan.Input
+	for i := range ins {
+		if ins[i].Replan {
+			replan = &ins[i]
+			break
+		}
+	}
+	if replan == nil {
+		t.Fatalf("the planner was never asked to re-plan; steps %v", intents(res))
+	}
+	if !strings.Contains(replan.Reason, "tap the search box") || !strings.Contains(replan.Reason, "did not change") {
+		t.Errorf("re-plan reason %q does not say which step failed and why", replan.Reason)
+	}
+	if replan.Scene == nil || replan.Scene.Package != toyPkg {
+		t.Errorf("re-plan got scene %+v, want the current Taobao screen", replan.Scene)
+	}
+}
+
+func TestExecutorRetriesATransientFailure(t *testing.T) {
+	h := newHarness(t, Defaults(), nil, func(p *toyPhone) {})
+	// Launch first, then drop the next tap (the search bar).
+	h.phone.dropTaps = 0
+	res := h.runner.Run(context.Background(), "open Taobao")
+	if res.Status != StatusCompleted {
+		t.Fatal(res.Reason)
+	}
+	h.phone.dropTaps = 1
+	res = h.runner.Run(context.Background(), "search Mac mini")
+	if res.Status != StatusCompleted {
+		t.Fatalf("status %s (%s); steps %v", res.Status, res.Reason, intents(res))
+	}
+	tap := res.Steps[0]
+	if tap.Intent != "tap the search box" || tap.Status != plan.StepSucceeded || len(tap.Attempts) != 2 {
+		t.Fatalf("first step %q %s with %d attempts; want the search box tapped on the 2nd attempt", tap.Intent, tap.Status, len(tap.Attempts))
+	}
+	if tap.Attempts[0].Changed || !tap.Attempts[1].Changed {
+		t.Errorf("attempts %+v: the first should show no change, the second a change", tap.Attempts)
+	}
+	// The wait between attempts came from the clock (backoff), within its cap.
+	var backoffs int
+	for _, d := range h.clock.Sleeps() {
+		if d >= Defaults().BackoffBase/2 && d <= Defaults().BackoffMax {
+			backoffs++
+		}
+	}
+	if backoffs == 0 {
+		t.Errorf("no backoff sleep seen in %v", h.clock.Sleeps())
+	}
+}
+
+func TestExecutorGivesUpAfterRetryCeiling(t *testing.T) {
+	h := newHarness(t, Defaults(), nil, func(p *toyPhone) { p.deadSearchBar = true })
+	res := h.runner.Run(context.Background(), "open Taobao and search Mac mini")
+	var failed *plan.StepRecord
+	for i := range res.Steps {
+		if res.Steps[i].Intent == "tap the search box" {
+			failed = &res.Steps[i]
+			break
+		}
+	}
+	if failed == nil || failed.Status != plan.StepFailed {
+		t.Fatalf("no failed search-box step in %v", intents(res))
+	}
+	if len(failed.Attempts) != Defaults().StepRetries {
+		t.Errorf("%d attempts, want the ceiling %d", len(failed.Attempts), Defaults().StepRetries)
+	}
+	if h.phone.taps != Defaults().StepRetries {
+		t.Errorf("the dead bar was tapped %d times, want %d (never again after the ceiling)", h.phone.taps, Defaults().StepRetries)
+	}
+	// The task ends failed, and its reason names the step that failed.
+	if res.Status != StatusFailed || !strings.Contains(res.Reason, "tap the search box") {
+		t.Errorf("got %s (%s), want failed naming the step", res.Status, res.Reason)
+	}
+	if len(res.Steps) > Defaults().MaxSteps {
+		t.Errorf("%d steps, more than max", len(res.Steps))
+	}
+}
+
+func TestReplanningUsesPriorStepHistory(t *testing.T) {
+	h := newHarness(t, Defaults(), nil, func(p *toyPhone) { p.deadSearchBar = true })
+	h.runner.Run(context.Background(), "open Taobao and search Mac mini")
+	for _, in := range h.rec.all() {
+		if !in.Replan {
+			continue
+		}
+		if len(in.History) < 2 {
+			t.Fatalf("re-plan saw %d steps of history, want the launch and the failed tap", len(in.History))
+		}
+		if in.History[0].Intent != "launch Taobao" || in.History[0].Status != plan.StepSucceeded {
+			t.Errorf("history[0] = %q %s, want the successful launch", in.History[0].Intent, in.History[0].Status)
+		}
+		tap := in.History[len(in.History)-1]
+		if tap.Status != plan.StepFailed || len(tap.Attempts) != Defaults().StepRetries || tap.Reason == "" {
+			t.Errorf("last history step %+v: want the failed tap with its %d attempts and a reason", tap, Defaults().StepRetries)
+		}
+		if _, ok := tools.ElementArg(tap.Call); !ok {
+			t.Errorf("history call %s has no element: the planner cannot tell which element failed", tap.Call)
+		}
+		if len(in.Scenes) < 2 || in.Scenes[len(in.Scenes)-1].Listing == "" {
+			t.Errorf("re-plan saw %d recent scenes, want the screens so far with listings", len(in.Scenes))
+		}
+		return
+	}
+	t.Fatal("no re-planning happened")
+}
+
+func TestTargetThatNeverAppearsEndsFailed(t *testing.T) {
+	cfg := Defaults()
+	h := newHarness(t, cfg, nil, nil)
+	res := h.runner.Run(context.Background(), "open Taobao and tap Checkout")
+	if res.Status != StatusFailed || !strings.Contains(res.Reason, "Checkout") {
+		t.Fatalf("got %s (%s), want failed naming the missing target", res.Status, res.Reason)
+	}
+	if len(res.Steps) > cfg.MaxSteps {
+		t.Errorf("%d steps, more than max %d", len(res.Steps), cfg.MaxSteps)
+	}
+}
+
+func TestTargetThatNeverRespondsFailsAfterCeilingAndReplans(t *testing.T) {
+	h := newHarness(t, Defaults(), nil, func(p *toyPhone) { p.deadSearchBar = true })
+	res := h.runner.Run(context.Background(), "open Taobao and search Mac mini")
+	ins := h.rec.all()
+	replans := 0
+	for _, in := range ins {
+		if in.Replan {
+			replans++
+		}
+	}
+	if replans == 0 {
+		t.Errorf("the planner never re-planned")
+	}
+	if res.Status != StatusFailed || !strings.Contains(res.Reason, "step 2 (tap the search box) failed") {
+		t.Errorf("reason %q does not name the failed step", res.Reason)
+	}
+}
+
+func TestWaitsForTargetWithoutFixedSleeps(t *testing.T) {
+	// The results spinner shows for 2 s: the task waits for it by polling,
+	// and no single sleep is a long fixed delay.
+	h := newHarness(t, Defaults(), nil, func(p *toyPhone) { p.spinner = 2 * time.Second })
+	res := h.runner.Run(context.Background(), "open Taobao and search Mac mini")
+	if res.Status != StatusCompleted {
+		t.Fatalf("%s (%s) %v", res.Status, res.Reason, intents(res))
+	}
+	if !strings.Contains(res.Reason, "results are showing") {
+		t.Errorf("reason %q", res.Reason)
+	}
+	for _, d := range h.clock.Sleeps() {
+		if d > Defaults().BackoffMax {
+			t.Errorf("a %s sleep: waits must poll, not sleep long", d)
+		}
+	}
+}
+
+func TestPopupAfterLaunchIsDismissed(t *testing.T) {
+	h := newHarness(t, Defaults(), nil, func(p *toyPhone) { p.popupAfterLaunch = true })
+	res := h.runner.Run(context.Background(), "open Taobao and search Mac mini")
+	if res.Status != StatusCompleted {
+		t.Fatalf("%s (%s) %v", res.Status, res.Reason, intents(res))
+	}
+	if res.Steps[1].Intent != "dismiss the popup (Close)" || res.Steps[1].Status != plan.StepSucceeded {
+		t.Errorf("step 2 = %q, want the popup dismissed right after launch; steps %v", res.Steps[1].Intent, intents(res))
+	}
+	if last, _, _ := h.phone.state(); last != "Mac mini" {
+		t.Errorf("last search %q", last)
+	}
+}
+
+func TestSubmitRetriedWithoutRetyping(t *testing.T) {
+	// The enter key is lost once: the retry sees the query already in the
+	// field and presses enter only.
+	h := newHarness(t, Defaults(), nil, func(p *toyPhone) { p.dropEnter = 1 })
+	res := h.runner.Run(context.Background(), "open Taobao and search Mac mini")
+	if res.Status != StatusCompleted {
+		t.Fatalf("%s (%s) %v", res.Status, res.Reason, intents(res))
+	}
+	_, typed, _ := h.phone.state()
+	if len(typed) != 1 {
+		t.Errorf("typed %q: the query must be typed exactly once", typed)
+	}
+	var attempts []plan.Attempt
+	for _, s := range res.Steps {
+		if strings.HasPrefix(s.Intent, "type ") {
+			attempts = s.Attempts
+		}
+	}
+	if len(attempts) != 2 || !strings.Contains(attempts[1].Result, "already typed") {
+		t.Errorf("type step attempts %+v, want a 2nd attempt that only submits", attempts)
+	}
+}
+
+func TestCancelMidStepIsPromptAndLeavesNoHalfTypedText(t *testing.T) {
+	h := newHarness(t, Defaults(), nil, func(p *toyPhone) { p.typeDelay = 30 * time.Second })
+	ctx, cancel := context.WithCancel(context.Background())
+	var cancelledAt time.Time
+	h.runner.onEvent = func(e Event) {
+		if e.Type == EventStepStarted && e.Call.Name == tools.TypeText {
+			go func() {
+				time.Sleep(50 * time.Millisecond)
+				cancelledAt = time.Now()
+				cancel()
+			}()
+		}
+	}
+	done := make(chan Result)
+	go func() { done <- h.runner.Run(ctx, "open Taobao and search Mac mini") }()
+	select {
+	case res := <-done:
+		if res.Status != StatusCancelled {
+			t.Fatalf("status %s (%s), want cancelled", res.Status, res.Reason)
+		}
+		if d := time.Since(cancelledAt); d > time.Second {
+			t.Errorf("cancelled after %s, want within 1 s", d)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Run did not return after cancel")
+	}
+	if _, typed, _ := h.phone.state(); len(typed) != 0 || h.phone.field != "" {
+		t.Errorf("field %q, typed %q after cancel; want nothing typed", h.phone.field, typed)
+	}
+}
+
+func TestDeviceDisconnectedFailsTheTask(t *testing.T) {
+	h := newHarness(t, Defaults(), nil, func(p *toyPhone) { p.disconnectAfter = 6 })
+	res := h.runner.Run(context.Background(), "open Taobao and search Mac mini")
+	if res.Status != StatusFailed || !strings.HasPrefix(res.Reason, "device disconnected") {
+		t.Fatalf("got %s (%s), want failed: device disconnected", res.Status, res.Reason)
+	}
+}
+
+func TestStuckLoopIsReportedThenEndsTheTask(t *testing.T) {
+	var stuckSeen []string
+	same := planFunc(func(ctx context.Context, in plan.Input) (plan.Decision, error) {
+		if in.Stuck != "" {
+			stuckSeen = append(stuckSeen, in.Stuck)
+		}
+		return plan.Decision{Steps: []plan.PlannedStep{{Intent: "scroll down",
+			Call: tools.NewCall(tools.Scroll, map[string]string{"direction": "down"})}}}, nil
+	})
+	cfg := Defaults()
+	h := newHarness(t, cfg, same, nil)
+	res := h.runner.Run(context.Background(), "scroll forever")
+	if len(stuckSeen) != 1 || !strings.Contains(stuckSeen[0], "same action") {
+		t.Errorf("planner told of the loop %q, want once", stuckSeen)
+	}
+	if res.Status != StatusFailed || !strings.HasPrefix(res.Reason, "stuck:") {
+		t.Fatalf("got %s (%s), want failed as stuck", res.Status, res.Reason)
+	}
+	if len(res.Steps) >= cfg.MaxSteps {
+		t.Errorf("%d steps: the loop detector should end it before max steps", len(res.Steps))
+	}
+}
+
+func TestUnreadableGoalFailsAtOnceAndPointsToAIPlanner(t *testing.T) {
+	h := newHarness(t, Defaults(), nil, nil)
+	res := h.runner.Run(context.Background(), "make me a sandwich")
+	if res.Status != StatusFailed || len(res.Steps) != 0 {
+		t.Fatalf("got %s with %d steps, want failed at once", res.Status, len(res.Steps))
+	}
+	if !strings.Contains(res.Reason, "cannot read") || !strings.Contains(res.Reason, "--planner ai") {
+		t.Errorf("reason %q should say the goal is unreadable and point to --planner ai", res.Reason)
+	}
+}
+
+func TestEventsInOrderWithStepScenes(t *testing.T) {
+	h := newHarness(t, Defaults(), nil, nil)
+	res := h.runner.Run(context.Background(), "open Taobao and search Mac mini")
+	if res.Status != StatusCompleted {
+		t.Fatal(res.Reason)
+	}
+	if h.events[0].Type != EventTaskStarted || h.events[len(h.events)-1].Type != EventStatus {
+		t.Fatalf("events start with %s and end with %s", h.events[0].Type, h.events[len(h.events)-1].Type)
+	}
+	finished := 0
+	for _, e := range h.events {
+		if e.Type != EventStepFinished {
+			continue
+		}
+		finished++
+		if e.Record == nil || e.Scene == nil || e.Call == nil {
+			t.Fatalf("step_finished without record, scene or call: %+v", e)
+		}
+		if i, ok := tools.ElementArg(*e.Call); ok {
+			if _, found := e.Scene.Element(i); !found {
+				t.Errorf("step %d highlights element %d not in its scene", e.Step, i)
+			}
+		}
+	}
+	if finished != len(res.Steps) {
+		t.Errorf("%d step_finished events for %d steps", finished, len(res.Steps))
+	}
+}
+
+func TestAIPlannerDisabledByDefault(t *testing.T) {
+	r, err := New(Defaults(), newToyPhone(clock.NewFake(epoch)), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := r.Planner().(*rule.Planner); !ok {
+		t.Errorf("default planner is %T, want the rule planner", r.Planner())
+	}
+}
+
+func TestAIPlannerEnabledViaConfiguration(t *testing.T) {
+	cfg := Defaults()
+	cfg.Planner = PlannerAI
+	cfg.AI.Provider = "no-such-provider"
+	_, err := New(cfg, newToyPhone(clock.NewFake(epoch)), Options{})
+	if err == nil || !strings.Contains(err.Error(), "ai") {
+		t.Fatalf("err = %v, want the AI configuration checked", err)
+	}
+	// An explicit planner wins over the configuration.
+	explicit := planFunc(func(ctx context.Context, in plan.Input) (plan.Decision, error) {
+		return plan.Decision{Finish: &plan.Finish{Success: true}}, nil
+	})
+	r, err := New(cfg, newToyPhone(clock.NewFake(epoch)), Options{Planner: explicit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := r.Run(context.Background(), "x"); res.Status != StatusCompleted {
+		t.Errorf("explicit planner not used: %s", res.Reason)
+	}
+}
+
+func TestConfigValidateNamesTheSetting(t *testing.T) {
+	for name, mut := range map[string]func(*Config){
+		"max_steps":    func(c *Config) { c.MaxSteps = 0 },
+		"step_retries": func(c *Config) { c.StepRetries = 0 },
+		"wait_timeout": func(c *Config) { c.WaitTimeout = -1 },
+		"planner":      func(c *Config) { c.Planner = "magic" },
+	} {
+		c := Defaults()
+		mut(&c)
+		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s: err = %v", name, err)
+		}
+	}
+	if err := Defaults().Validate(); err != nil {
+		t.Errorf("defaults invalid: %v", err)
+	}
+}
+
+func TestPlannerErrorFailsTheTask(t *testing.T) {
+	broken := planFunc(func(ctx context.Context, in plan.Input) (plan.Decision, error) {
+		return plan.Decision{}, errors.New("model unavailable")
+	})
+	h := newHarness(t, Defaults(), broken, nil)
+	res := h.runner.Run(context.Background(), "x")
+	if res.Status != StatusFailed || !strings.Contains(res.Reason, "model unavailable") {
+		t.Errorf("got %s (%s)", res.Status, res.Reason)
+	}
+}
+
+var _ = scene.Selector{}
