@@ -95,9 +95,16 @@ func (s *Scene) entries() []listEntry {
 			continue
 		}
 		parts := make([]string, 0, len(labels))
+	next:
 		for _, j := range labels {
 			absorbed[j] = true
-			parts = append(parts, s.Elements[j].Label())
+			l := s.Elements[j].Label()
+			for _, p := range parts {
+				if norm(p) == norm(l) {
+					continue next // a title repeated inside a card
+				}
+			}
+			parts = append(parts, l)
 		}
 		borrowed[i] = strings.Join(parts, " · ")
 	}

@@ -299,3 +299,26 @@ func TestJSONByValueAndNil(t *testing.T) {
 		t.Errorf("nil scene: %s %v", out, err)
 	}
 }
+
+func TestBorrowedLabelsAreJoinedOnceEach(t *testing.T) {
+	s := testScene()
+	// A second text inside the clickable row, one repeating the first.
+	extra := []Element{
+		{Parent: 1, Depth: 2, Class: "android.widget.TextView", Package: "com.shop", Text: "mac mini m4 16gb", Bounds: Bounds{40, 300, 800, 380}, Enabled: true},
+		{Parent: 1, Depth: 2, Class: "android.widget.TextView", Package: "com.shop", Text: "¥4499", Bounds: Bounds{820, 300, 1000, 380}, Enabled: true},
+	}
+	els := append([]Element{}, s.Elements[:3]...)
+	els = append(els, extra...)
+	els = append(els, s.Elements[3:]...)
+	for i := range els {
+		els[i].Index = i
+		if els[i].Parent > 2 {
+			els[i].Parent += 2
+		}
+	}
+	s.Elements = els
+	line := strings.Split(s.Listing(), "\n")[1]
+	if line != `[1] LinearLayout "Mac mini M4 16GB · ¥4499" id=row clickable` {
+		t.Errorf("row line %q", line)
+	}
+}
