@@ -1,10 +1,16 @@
 package tools
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
+	"time"
+
+	"phonepilot/device/fake"
+	"phonepilot/internal/clock"
+	"phonepilot/scene"
 )
 
 func TestSpecsFollowTheContract(t *testing.T) {
@@ -213,7 +219,11 @@ func FuzzValidate(f *testing.F) {
 		f.Add("tap", s)
 		f.Add("type_text", s)
 		f.Add("wait", s)
+		f.Add("scroll", s)
+		f.Add("finish_task", s)
 	}
+	f.Add("tap", `{"element":1}`)
+	f.Add("scroll", `{"direction":"down","element":0}`)
 	f.Fuzz(func(t *testing.T, name, args string) {
 		c := Call{Name: name, Args: json.RawMessage(args)}
 		err := Validate(c)
@@ -225,5 +235,13 @@ func FuzzValidate(f *testing.F) {
 		}
 		_, _ = ElementArg(c)
 		_ = WithElement(c, 1)
+		// Run must not panic either, and a call Validate rejects must not
+		// reach the device.
+		dev := fake.New()
+		sc := &scene.Scene{Width: 100, Height: 100, Elements: []scene.Element{{Index: 0, Bounds: scene.Bounds{Right: 100, Bottom: 100}}, {Index: 1}}}
+		_, runErr := Run(context.Background(), dev, sc, c, RunOptions{Clock: clock.NewFake(time.Time{})})
+		if err != nil && (runErr == nil || len(dev.Calls()) > 0) {
+			t.Fatalf("invalid call %s ran: %v, calls %v", c, runErr, dev.Calls())
+		}
 	})
 }
