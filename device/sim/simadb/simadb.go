@@ -45,7 +45,8 @@ type Env struct {
 	ServerPort int
 	// ADBPath is the adb client binary.
 	ADBPath string
-	// Daemon is the device-side server; Device is the phone behind it.
+	// Daemon is the device-side server and Device the phone behind it
+	// (both nil for an Env made by Attach).
 	Daemon *adbd.Server
 	Device adbd.Phone
 
@@ -55,9 +56,7 @@ type Env struct {
 	serverLog    *testlog.Buffer
 	serverExited chan struct{}
 
-	stopOnce  sync.Once
-	stopServe context.CancelFunc
-	served    chan struct{}
+	stopPhone func()
 }
 
 // lookADB finds the adb client or skips (fails under PHONEPILOT_INTEGRATION=1).
@@ -78,11 +77,11 @@ func lookADB(t testing.TB) string {
 }
 
 // StartDevice serves phone through adbd with cfg (Logger defaults to the
-// test log) and connects a private adb server to it. Everything is torn
-// down by t.Cleanup.
+// test log) on a loopback port outside 5555-5585 and attaches a private adb
+// server to it (see Attach). Everything is torn down by t.Cleanup.
 func StartDevice(t testing.TB, phone adbd.Phone, cfg adbd.Config) *Env {
 	t.Helper()
-	adbPath := lookADB(t)
+	lookADB(t) // skip before starting anything
 	if cfg.Logger == nil {
 		cfg.Logger = testlog.New(t)
 	}
@@ -95,25 +94,43 @@ func StartDevice(t testing.TB, phone adbd.Phone, cfg adbd.Config) *Env {
 		t.Fatalf("simadb: %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	e := &Env{
-		Serial:    ln.Addr().String(),
-		ADBPath:   adbPath,
-		Daemon:    daemon,
-		Device:    phone,
-		t:         t,
-		home:      t.TempDir(),
-		serverLog: new(testlog.Buffer),
-		stopServe: cancel,
-		served:    make(chan struct{}),
-	}
+	served := make(chan struct{})
 	go func() {
-		defer close(e.served)
+		defer close(served)
 		if err := daemon.Serve(ctx, ln); err != nil {
 			cfg.Logger.Error("simadb: adbd stopped", "err", err)
 		}
 	}()
-	t.Cleanup(e.StopPhone)
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			cancel()
+			select {
+			case <-served:
+			case <-time.After(commandTimeout):
+				t.Errorf("simadb: adbd did not stop within %v", commandTimeout)
+			}
+		})
+	}
+	t.Cleanup(stop)
+	e := Attach(t, ln.Addr().String())
+	e.Daemon, e.Device, e.stopPhone = daemon, phone, stop
+	return e
+}
 
+// Attach starts a private adb server (its own port outside 5555-5585, HOME,
+// TMPDIR and key; run as a child process that cannot outlive the test),
+// runs `adb connect serial` and waits until `adb get-state` says device.
+// Use it for a phone served elsewhere (e.g. by `phonepilot sim --adb`).
+func Attach(t testing.TB, serial string) *Env {
+	t.Helper()
+	e := &Env{
+		Serial:    serial,
+		ADBPath:   lookADB(t),
+		t:         t,
+		home:      t.TempDir(),
+		serverLog: new(testlog.Buffer),
+	}
 	if err := e.startServer(); err != nil {
 		t.Fatalf("simadb: %v\nadb server log:\n%s", err, e.serverLog.String())
 	}
@@ -301,16 +318,12 @@ func ExitCode(err error) int {
 
 // StopPhone stops the simulated phone's listener and closes every
 // transport, as if it were unplugged; the adb server then sees it vanish.
-// It is safe to call more than once.
+// It is safe to call more than once; it does nothing for an Env made by
+// Attach (the phone is not ours to stop).
 func (e *Env) StopPhone() {
-	e.stopOnce.Do(func() {
-		e.stopServe()
-		select {
-		case <-e.served:
-		case <-time.After(commandTimeout):
-			e.t.Errorf("simadb: adbd did not stop within %v", commandTimeout)
-		}
-	})
+	if e.stopPhone != nil {
+		e.stopPhone()
+	}
 }
 
 // ServerLog is what the private adb server has logged so far.
