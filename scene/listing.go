@@ -31,15 +31,28 @@ func absorbs(e Element) bool {
 	return (e.Clickable || e.LongClickable || e.Checkable) && !e.Scrollable && !e.Editable
 }
 
-// subtreeEnd returns the index just past i's descendants (elements are in
-// document order, so a subtree is contiguous).
-func (s *Scene) subtreeEnd(i int) int {
-	d := s.Elements[i].Depth
-	j := i + 1
-	for j < len(s.Elements) && s.Elements[j].Depth > d && s.Elements[j].Window == s.Elements[i].Window {
-		j++
+// subtreeEnds returns, for every element, the index just past its
+// descendants (elements are in document order, so a subtree is contiguous).
+// One pass with a stack: linear even for pathological nesting.
+func (s *Scene) subtreeEnds() []int {
+	n := len(s.Elements)
+	ends := make([]int, n)
+	stack := make([]int, 0, 32)
+	for i, e := range s.Elements {
+		for len(stack) > 0 {
+			top := s.Elements[stack[len(stack)-1]]
+			if top.Depth < e.Depth && top.Window == e.Window {
+				break
+			}
+			ends[stack[len(stack)-1]] = i
+			stack = stack[:len(stack)-1]
+		}
+		stack = append(stack, i)
 	}
-	return j
+	for _, i := range stack {
+		ends[i] = n
+	}
+	return ends
 }
 
 // entries computes the listing: visible elements that are interactive or
@@ -60,6 +73,7 @@ func (s *Scene) entries() []listEntry {
 	for i := range vis {
 		vis[i] = vis[i] && !noise[i]
 	}
+	ends := s.subtreeEnds()
 	absorbed := make([]bool, n)
 	borrowed := make(map[int]string)
 	for i, e := range s.Elements {
@@ -67,13 +81,13 @@ func (s *Scene) entries() []listEntry {
 			continue
 		}
 		own := norm(e.Label())
-		end := s.subtreeEnd(i)
+		end := ends[i]
 		var labels []int
 		tooMany := false
 		for j := i + 1; j < end; j++ {
 			c := s.Elements[j]
 			if interactive(c) {
-				j = s.subtreeEnd(j) - 1 // its texts belong to it
+				j = ends[j] - 1 // its texts belong to it
 				continue
 			}
 			if !vis[j] || c.Label() == "" {
