@@ -557,3 +557,56 @@ func TestCloseStopsServe(t *testing.T) {
 		t.Errorf("transport still open after Close")
 	}
 }
+
+func v2In(id byte, data string) []byte {
+	b := make([]byte, 5+len(data))
+	b[0] = id
+	binary.LittleEndian.PutUint32(b[1:], uint32(len(data)))
+	copy(b[5:], data)
+	return b
+}
+
+func TestInteractiveShellOverV2WithPTY(t *testing.T) {
+	phone := newFakePhone()
+	addr, _, _, _ := startServer(t, phone, adbd.Config{Device: "simdev"})
+	h := connect(t, addr, 1<<20)
+	s := &session{h: h, id: 200, dev: h.open(200, "shell,v2,TERM=xterm-256color,pty:")}
+	// Keys as a raw-mode terminal sends them: a typo fixed with backspace,
+	// an arrow key (ignored), Enter as "\r".
+	s.write(v2In(0, "echo hx\x7fi\x1b[A\r"))
+	s.write(v2In(0, "exit\r"))
+	out := s.finish()
+	stdout, _, exit := v2Output(parseV2(t, out))
+	want := "simdev:/ $ echo hx\b \bi\r\nhi\r\nsimdev:/ $ exit\r\n"
+	if stdout != want || exit != 0 {
+		t.Errorf("interactive session:\n got %q exit %d\nwant %q exit 0", stdout, exit, want)
+	}
+	if cmds := phone.commands(); len(cmds) != 1 || cmds[0] != "echo hi" {
+		t.Errorf("commands run: %q, want [echo hi]", cmds)
+	}
+}
+
+func TestInteractiveShellWithPipedStdin(t *testing.T) {
+	addr, _, _, _ := startServer(t, newFakePhone(), adbd.Config{})
+	h := connect(t, addr, 1<<20)
+	s := &session{h: h, id: 210, dev: h.open(210, "shell,v2,raw:")}
+	s.write(append(v2In(0, "echo a\necho b\nfal"), v2In(0, "se\n")...))
+	s.write(v2In(4, ""))
+	out := s.finish()
+	stdout, _, exit := v2Output(parseV2(t, out))
+	if stdout != "a\nb\n" || exit != 1 {
+		t.Errorf("piped session: %q exit %d, want \"a\\nb\\n\" exit 1 (from false)", stdout, exit)
+	}
+}
+
+func TestInteractiveLegacyShell(t *testing.T) {
+	addr, _, _, _ := startServer(t, newFakePhone(), adbd.Config{Device: "d"})
+	h := connect(t, addr, 1<<20)
+	s := &session{h: h, id: 220, dev: h.open(220, "shell:")}
+	s.write([]byte("echo one\r"))
+	s.write([]byte{4}) // Ctrl-D
+	out := s.finish()
+	if want := "d:/ $ echo one\r\none\r\nd:/ $ \r\n"; string(out) != want {
+		t.Errorf("legacy interactive:\n got %q\nwant %q", out, want)
+	}
+}

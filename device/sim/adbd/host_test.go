@@ -276,3 +276,44 @@ func v2Output(frames []v2frame) (stdout, stderr string, exit int) {
 	}
 	return o.String(), e.String(), exit
 }
+
+// session is a stream where both sides talk at once (an interactive
+// shell): writes collect whatever the daemon sends meanwhile.
+type session struct {
+	h       *host
+	id, dev uint32
+	out     []byte
+	closed  bool
+}
+
+// write sends one WRTE and waits for its OKAY, collecting (and OKAYing)
+// the daemon's WRTEs that arrive first.
+func (s *session) write(data []byte) {
+	s.h.t.Helper()
+	s.h.send(hpacket{cmd: tWRTE, arg0: s.id, arg1: s.dev, data: data})
+	for {
+		p := s.h.recv()
+		switch {
+		case p.cmd == tOKAY && p.arg0 == s.dev && p.arg1 == s.id:
+			return
+		case p.cmd == tWRTE && p.arg0 == s.dev && p.arg1 == s.id:
+			s.out = append(s.out, p.data...)
+			s.h.send(hpacket{cmd: tOKAY, arg0: s.id, arg1: s.dev})
+		case p.cmd == tCLSE && p.arg0 == s.dev && p.arg1 == s.id:
+			s.closed = true
+			return
+		default:
+			s.h.t.Fatalf("session %d: unexpected %v", s.id, p)
+		}
+	}
+}
+
+// finish reads to the daemon's CLSE and returns everything received.
+func (s *session) finish() []byte {
+	s.h.t.Helper()
+	if !s.closed {
+		rest, _ := s.h.readStream(s.id, s.dev)
+		s.out = append(s.out, rest...)
+	}
+	return s.out
+}

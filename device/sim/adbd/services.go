@@ -87,20 +87,26 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 // serveRaw runs cmd with stdout and stderr merged into the stream and no
 // exit status, as the "none" shell protocol does.
 func (srv *Server) serveRaw(s *stream, cmd string, tty bool) {
-	go io.Copy(io.Discard, s) // keep OKAYing stdin the commands never read
 	bw := bufio.NewWriterSize(s, s.t.chunkSize())
 	out := lockedWriter{mu: new(sync.Mutex), w: bw}
-	if strings.TrimSpace(cmd) == "" {
-		io.WriteString(out, interactiveRefusal)
-	} else {
-		srv.phone.Exec(s.ctx, cmd, tty, out, out)
+	flush := func() error {
+		out.mu.Lock()
+		defer out.mu.Unlock()
+		return bw.Flush()
 	}
-	out.mu.Lock()
-	bw.Flush()
-	out.mu.Unlock()
+	defer flush()
+	if strings.TrimSpace(cmd) == "" {
+		sh := srv.newInteractive(out, tty, flush)
+		sh.run(s.ctx, s)
+		return
+	}
+	go io.Copy(io.Discard, s) // keep OKAYing stdin the commands never read
+	srv.phone.Exec(s.ctx, cmd, tty, out, out)
 }
 
-const interactiveRefusal = "simulated phone: interactive shell is not supported; run adb shell COMMAND\n"
+func (srv *Server) newInteractive(out io.Writer, tty bool, flush func() error) *interactiveShell {
+	return &interactiveShell{phone: srv.phone, prompt: srv.cfg.Device + ":/ $ ", tty: tty, out: out, flush: flush}
+}
 
 // v2Writer frames writes as shell protocol packets of one id.
 type v2Writer struct {
@@ -138,15 +144,23 @@ func writeV2Frame(w io.Writer, id byte, data []byte) error {
 // serveV2 runs cmd under the shell protocol: stdout and stderr framed
 // separately, then the exit status.
 func (srv *Server) serveV2(s *stream, cmd string, tty bool) {
-	go srv.readV2Input(s)
 	bw := bufio.NewWriterSize(s, s.t.chunkSize())
 	mu := new(sync.Mutex)
 	stdout := v2Writer{mu: mu, w: bw, id: v2Stdout}
 	stderr := v2Writer{mu: mu, w: bw, id: v2Stderr}
-	code := 1
+	var code int
 	if strings.TrimSpace(cmd) == "" {
-		io.WriteString(stderr, interactiveRefusal)
+		stdinR, stdinW := io.Pipe()
+		defer stdinR.Close()
+		go srv.readV2Input(s, stdinW)
+		flush := func() error {
+			mu.Lock()
+			defer mu.Unlock()
+			return bw.Flush()
+		}
+		code = srv.newInteractive(stdout, tty, flush).run(s.ctx, stdinR)
 	} else {
+		go srv.readV2Input(s, nil)
 		code = srv.phone.Exec(s.ctx, cmd, tty, stdout, stderr)
 	}
 	mu.Lock()
@@ -156,11 +170,15 @@ func (srv *Server) serveV2(s *stream, cmd string, tty bool) {
 	}
 }
 
-// readV2Input consumes the host's side of a v2 stream (stdin, close-stdin,
-// window size), none of which the simulated commands read. A malformed
-// frame stops parsing; the rest is drained so the host is never stalled.
-func (srv *Server) readV2Input(s *stream) {
+// readV2Input consumes the host's side of a v2 stream: stdin goes to stdin
+// when non-nil (closed at close-stdin or the end), window sizes are
+// ignored. A malformed frame stops parsing; the rest is drained so the
+// host is never stalled.
+func (srv *Server) readV2Input(s *stream, stdin *io.PipeWriter) {
 	defer io.Copy(io.Discard, s)
+	if stdin != nil {
+		defer stdin.Close()
+	}
 	r := bufio.NewReader(s)
 	var h [5]byte
 	for {
@@ -172,13 +190,32 @@ func (srv *Server) readV2Input(s *stream) {
 			srv.log.Warn("shell v2: oversized input frame; ignoring the rest of stdin", "id", h[0], "len", n)
 			return
 		}
+		dst := io.Discard
 		switch h[0] {
-		case v2Stdin, v2CloseStdin, v2WindowSize:
+		case v2Stdin:
+			if stdin != nil {
+				dst = stdin
+			}
+		case v2CloseStdin:
+			if stdin != nil {
+				stdin.Close()
+				stdin = nil
+			}
+		case v2WindowSize:
 		default:
 			srv.log.Debug("shell v2: unknown input frame", "id", h[0], "len", n)
 		}
-		if _, err := io.CopyN(io.Discard, r, int64(n)); err != nil {
-			return
+		copied, err := io.CopyN(dst, r, int64(n))
+		if err != nil {
+			if dst == io.Discard {
+				return
+			}
+			// The shell has exited: skip the rest of this frame and drop
+			// further input.
+			stdin = nil
+			if _, err := io.CopyN(io.Discard, r, int64(n)-copied); err != nil {
+				return
+			}
 		}
 	}
 }

@@ -91,3 +91,13 @@ func TestStopPhoneDisconnects(t *testing.T) {
 		t.Errorf("get-state after StopPhone still says device")
 	}
 }
+
+func TestRealADBShellWithoutCommandReadsStdin(t *testing.T) {
+	env := simadb.StartDevice(t, newMemPhone(), adbd.Config{})
+	cmd := env.Command(t.Context(), "shell")
+	cmd.Stdin = strings.NewReader("echo piped one\necho two\nfalse\n")
+	out, err := cmd.Output()
+	if string(out) != "piped one\ntwo\n" || simadb.ExitCode(err) != 1 {
+		t.Errorf("adb shell < script: %q, exit %d (%v); want both lines and the last status 1", out, simadb.ExitCode(err), err)
+	}
+}
