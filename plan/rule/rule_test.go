@@ -1,0 +1,298 @@
+package rule
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"phonepilot/plan"
+	"phonepilot/scene"
+	"phonepilot/tools"
+)
+
+// node is a compact way to write an element in a test scene.
+type node struct {
+	parent             int
+	class, text, id    string
+	desc               string
+	click, edit, focus bool
+	l, t, r, b         int
+	pkg                string
+}
+
+func mkScene(pkg string, nodes ...node) *scene.Scene {
+	sc := &scene.Scene{Width: 1080, Height: 2400, Package: pkg}
+	sc.Elements = append(sc.Elements, scene.Element{Index: 0, Parent: -1, Class: "android.widget.FrameLayout",
+		Bounds: scene.Bounds{Right: 1080, Bottom: 2400}, Package: pkg, Enabled: true})
+	for _, n := range nodes {
+		p := n.pkg
+		if p == "" {
+			p = pkg
+		}
+		sc.Elements = append(sc.Elements, scene.Element{Index: len(sc.Elements), Parent: n.parent, Class: n.class,
+			Text: n.text, Desc: n.desc, ResourceID: n.id, Clickable: n.click, Editable: n.edit, Focused: n.focus,
+			Bounds: scene.Bounds{Left: n.l, Top: n.t, Right: n.r, Bottom: n.b}, Package: p, Enabled: true})
+	}
+	return sc
+}
+
+const tb = "com.taobao.taobao"
+
+func launcher() *scene.Scene {
+	return mkScene("com.google.android.apps.nexuslauncher",
+		node{class: "android.widget.TextView", text: "Taobao", click: true, l: 100, t: 1800, r: 300, b: 2000})
+}
+
+func taobaoHome() *scene.Scene {
+	return mkScene(tb,
+		node{class: "android.widget.LinearLayout", id: tb + ":id/home_searchbar", click: true, l: 40, t: 150, r: 1040, b: 270},
+		node{parent: 1, class: "android.widget.TextView", text: "Search products", l: 60, t: 160, r: 900, b: 260},
+		node{class: "android.widget.TextView", text: "Search history", click: true, l: 40, t: 300, r: 500, b: 380},
+		node{class: "android.widget.TextView", text: "Guess you like", l: 40, t: 400, r: 600, b: 480})
+}
+
+func taobaoSearchPage(text string) *scene.Scene {
+	return mkScene(tb,
+		node{class: "android.widget.EditText", text: text, id: tb + ":id/searchEdit", click: true, edit: true, focus: true, l: 40, t: 150, r: 800, b: 270},
+		node{class: "android.widget.Button", text: "Search", id: tb + ":id/search_button", click: true, l: 820, t: 150, r: 1040, b: 270},
+		node{class: "android.widget.Button", text: "Cancel", click: true, l: 820, t: 300, r: 1040, b: 380})
+}
+
+func planOf(t *testing.T, goal string, sc *scene.Scene, hist ...plan.StepRecord) plan.Decision {
+	t.Helper()
+	d, err := New().Plan(context.Background(), plan.Input{Goal: goal, Scene: sc, History: hist})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func stepIntents(d plan.Decision) []string {
+	var out []string
+	for _, s := range d.Steps {
+		out = append(out, s.Intent)
+	}
+	return out
+}
+
+func TestPlannerEmitsStepsForANewGoal(t *testing.T) {
+	for _, goal := range []string{"open Taobao and search Mac mini", "打开淘宝搜索Mac mini"} {
+		d := planOf(t, goal, launcher())
+		if d.Finish != nil {
+			t.Fatalf("%s: finished at once: %+v", goal, d.Finish)
+		}
+		app := "Taobao"
+		if strings.Contains(goal, "淘宝") {
+			app = "淘宝"
+		}
+		want := []string{"launch " + app, "tap the search box", `type "Mac mini" and submit`}
+		if got := stepIntents(d); strings.Join(got, "|") != strings.Join(want, "|") {
+			t.Errorf("%s: steps %q, want %q", goal, got, want)
+		}
+		first := d.Steps[0]
+		if first.Call.Name != tools.LaunchApp || first.Expect.Kind != plan.ExpectApp || first.Expect.App != tb {
+			t.Errorf("%s: first step %s expecting %+v", goal, first.Call, first.Expect)
+		}
+		for _, s := range d.Steps {
+			c := s.Call
+			if s.Target != nil {
+				c = tools.WithElement(c, 0)
+			}
+			if err := tools.Validate(c); err != nil {
+				t.Errorf("%s: step %q has an invalid call %s: %v", goal, s.Intent, s.Call, err)
+			}
+		}
+	}
+}
+
+func TestParseGoals(t *testing.T) {
+	cases := map[string]string{
+		"open Taobao and search Mac mini":        "launch:Taobao search:Mac mini",
+		"打开淘宝搜索Mac mini":                         "launch:淘宝 search:Mac mini",
+		"打开淘宝，搜索 Mac mini":                       "launch:淘宝 search:Mac mini",
+		"启动淘宝然后搜索机械键盘":                           "launch:淘宝 search:机械键盘",
+		"在淘宝搜索iPhone 16":                         "launch:淘宝 search:iPhone 16",
+		"launch Settings then tap Display":       "launch:Settings tap:Display",
+		"search for salt and pepper":             "search:salt and pepper",
+		"search Mac mini on Taobao":              "launch:Taobao search:Mac mini",
+		`type "hello world" into the Name field`: "type:hello world>Name",
+		"输入Mac mini并搜索":                          "search:Mac mini",
+		"点击搜索":                                   "tap:搜索",
+		"scroll down, go back, go home":          "scroll:down back home",
+		"上滑然后返回":                                 "scroll:up back",
+		"下滑并回到桌面":                                "scroll:down home",
+		"open the Clock app and click Add alarm": "launch:Clock tap:Add alarm",
+		"swipe up":                               "scroll:down",
+	}
+	for goal, want := range cases {
+		acts, err := parseGoal(goal)
+		if err != nil {
+			t.Errorf("%q: %v", goal, err)
+			continue
+		}
+		var got []string
+		for _, a := range acts {
+			switch a.kind {
+			case actLaunch:
+				got = append(got, "launch:"+a.app)
+			case actSearch:
+				got = append(got, "search:"+a.query)
+			case actTap:
+				got = append(got, "tap:"+a.label)
+			case actType:
+				s := "type:" + a.text
+				if a.field != "" {
+					s += ">" + a.field
+				}
+				got = append(got, s)
+			case actScroll:
+				got = append(got, "scroll:"+a.dir)
+			case actBack:
+				got = append(got, "back")
+			case actHome:
+				got = append(got, "home")
+			}
+		}
+		if strings.Join(got, " ") != want {
+			t.Errorf("%q → %q, want %q", goal, strings.Join(got, " "), want)
+		}
+	}
+}
+
+func TestUnreadableGoalFinishesAtOnce(t *testing.T) {
+	for _, goal := range []string{"make me a sandwich", "", "订一张去上海的机票"} {
+		d := planOf(t, goal, launcher())
+		if d.Finish == nil || d.Finish.Success || len(d.Steps) != 0 {
+			t.Fatalf("%q: %+v, want an immediate failure", goal, d)
+		}
+		if !strings.Contains(d.Finish.Reason, "cannot read") || !strings.Contains(d.Finish.Reason, "--planner ai") {
+			t.Errorf("%q: reason %q should say it cannot read the goal and point to --planner ai", goal, d.Finish.Reason)
+		}
+	}
+}
+
+func launched(app string) plan.StepRecord {
+	return plan.StepRecord{Number: 1, Intent: "launch " + app, Status: plan.StepSucceeded, Changed: true,
+		Call: tools.NewCall(tools.LaunchApp, map[string]string{"app": app})}
+}
+
+func TestSearchFlowFromHomeToResults(t *testing.T) {
+	goal := "open Taobao and search Mac mini"
+	// On the home page: tap the search bar (not "Search history").
+	d := planOf(t, goal, taobaoHome(), launched("Taobao"))
+	if d.Steps[0].Intent != "tap the search box" {
+		t.Fatalf("steps %q", stepIntents(d))
+	}
+	home := taobaoHome()
+	el, ok := home.Resolve(*d.Steps[0].Target)
+	if !ok || !strings.HasSuffix(el.ResourceID, "home_searchbar") {
+		t.Errorf("search box target resolves to %+v", el)
+	}
+	// On the search page: type and submit into the field.
+	page := taobaoSearchPage("")
+	d = planOf(t, goal, page, launched("Taobao"))
+	s := d.Steps[0]
+	if s.Call.Name != tools.TypeText || !strings.Contains(string(s.Call.Args), `"submit":true`) {
+		t.Fatalf("on the search page: %s", s.Call)
+	}
+	if el, ok := page.Resolve(*s.Target); !ok || !el.Editable {
+		t.Errorf("type target %+v is not the field", el)
+	}
+	typed := plan.StepRecord{Number: 3, Intent: `type "Mac mini" and submit`, Status: plan.StepSucceeded, Changed: true}
+	// Results still loading: wait, do not finish.
+	loading := mkScene(tb, node{class: "android.widget.ProgressBar", id: tb + ":id/loading", l: 490, t: 1100, r: 590, b: 1200})
+	d = planOf(t, goal, loading, launched("Taobao"), typed)
+	if d.Finish != nil || d.Steps[0].Call.Name != tools.Wait || d.Steps[0].Expect.Kind != plan.ExpectGone {
+		t.Fatalf("while loading: %+v", d)
+	}
+	// Results showing: done.
+	results := mkScene(tb, node{class: "android.widget.TextView", text: "Mac mini", l: 40, t: 150, r: 800, b: 270},
+		node{class: "android.widget.TextView", text: "Apple Mac mini M4", click: true, l: 40, t: 400, r: 1040, b: 600})
+	d = planOf(t, goal, results, launched("Taobao"), typed)
+	if d.Finish == nil || !d.Finish.Success {
+		t.Fatalf("with results showing: %+v", d)
+	}
+}
+
+func TestPopupDismissedNeverAllowed(t *testing.T) {
+	perm := mkScene(tb,
+		node{class: "android.widget.LinearLayout", id: tb + ":id/home_searchbar", click: true, l: 40, t: 150, r: 1040, b: 270},
+		node{class: "android.widget.FrameLayout", id: "com.google.android.permissioncontroller:id/grant_dialog", l: 100, t: 800, r: 980, b: 1600, pkg: "com.google.android.permissioncontroller"},
+		node{parent: 2, class: "android.widget.Button", text: "Allow", id: "com.google.android.permissioncontroller:id/permission_allow_button", click: true, l: 160, t: 1100, r: 920, b: 1220, pkg: "com.google.android.permissioncontroller"},
+		node{parent: 2, class: "android.widget.Button", text: "Don’t allow", id: "com.google.android.permissioncontroller:id/permission_deny_button", click: true, l: 160, t: 1260, r: 920, b: 1380, pkg: "com.google.android.permissioncontroller"})
+	d := planOf(t, "open Taobao and search Mac mini", perm, launched("Taobao"))
+	s := d.Steps[0]
+	el, ok := perm.Resolve(*s.Target)
+	if !strings.HasPrefix(s.Intent, "dismiss the popup") || !ok || el.Text != "Don’t allow" {
+		t.Fatalf("step %q targets %q; want the popup dismissed with Don’t allow", s.Intent, el.Text)
+	}
+
+	ad := mkScene(tb,
+		node{class: "android.widget.LinearLayout", id: tb + ":id/home_searchbar", click: true, l: 40, t: 150, r: 1040, b: 270},
+		node{class: "android.widget.FrameLayout", id: tb + ":id/poplayer_ad", click: true, l: 100, t: 600, r: 980, b: 1600},
+		node{parent: 2, class: "android.widget.TextView", text: "Claim now", click: true, l: 150, t: 1200, r: 930, b: 1300},
+		node{parent: 2, class: "android.widget.ImageView", desc: "关闭", click: true, l: 880, t: 620, r: 960, b: 700})
+	d = planOf(t, "打开淘宝搜索Mac mini", ad, launched("淘宝"))
+	if el, _ := ad.Resolve(*d.Steps[0].Target); el.Desc != "关闭" {
+		t.Errorf("ad popup: step %q targets %+v, want the 关闭 button", d.Steps[0].Intent, el)
+	}
+}
+
+func TestSwitchLabelledOffIsNotAPopup(t *testing.T) {
+	// In Chinese Settings "关闭" is a switch's state, not a close button.
+	st := mkScene("com.android.settings",
+		node{class: "android.widget.TextView", text: "深色主题", click: true, l: 40, t: 300, r: 800, b: 400},
+		node{class: "android.widget.TextView", text: "关闭", click: true, l: 40, t: 400, r: 800, b: 460})
+	d := planOf(t, "点击深色主题", st)
+	if len(d.Steps) == 0 || d.Steps[0].Intent != `tap "深色主题"` {
+		t.Fatalf("steps %q, want the switch tapped", stepIntents(d))
+	}
+}
+
+func TestNeverRepeatsAFailedStepOnTheSameScreen(t *testing.T) {
+	home := taobaoHome()
+	d := planOf(t, "open Taobao and search Mac mini", home, launched("Taobao"))
+	first := d.Steps[0]
+	el, _ := home.Resolve(*first.Target)
+	failed := plan.StepRecord{Number: 2, Intent: first.Intent, Status: plan.StepFailed, Reason: "the screen did not change after 3 attempts",
+		Call: tools.WithElement(first.Call, el.Index), Before: home.Fingerprint(), After: home.Fingerprint()}
+	d = planOf(t, "open Taobao and search Mac mini", home, launched("Taobao"), failed)
+	if len(d.Steps) > 0 {
+		s := d.Steps[0]
+		if s.Intent == first.Intent {
+			if again, ok := home.Resolve(*s.Target); ok && again.Index == el.Index {
+				t.Fatalf("re-planned the same failed tap on [%d]", el.Index)
+			}
+		}
+	}
+}
+
+func TestOffScreenTargetScrollsBoundedThenFails(t *testing.T) {
+	sc := mkScene("com.android.settings", node{class: "android.widget.TextView", text: "Network", click: true, l: 40, t: 300, r: 800, b: 400})
+	var hist []plan.StepRecord
+	for i := 0; i < 10; i++ {
+		d := planOf(t, "tap About phone", sc, hist...)
+		if d.Finish != nil {
+			if d.Finish.Success || !strings.Contains(d.Finish.Reason, "About phone") {
+				t.Fatalf("finish %+v", d.Finish)
+			}
+			if i != maxScrolls {
+				t.Errorf("gave up after %d scrolls, want %d", i, maxScrolls)
+			}
+			return
+		}
+		s := d.Steps[0]
+		if s.Call.Name != tools.Scroll {
+			t.Fatalf("step %q, want a scroll", s.Intent)
+		}
+		hist = append(hist, plan.StepRecord{Number: i + 1, Intent: s.Intent, Call: s.Call, Status: plan.StepSucceeded, Changed: true})
+	}
+	t.Fatal("never gave up")
+}
+
+func TestStuckInputEndsWithReason(t *testing.T) {
+	d, _ := New().Plan(context.Background(), plan.Input{Goal: "open Taobao", Scene: launcher(), Stuck: "the same action (tap) on the same screen 3 times"})
+	if d.Finish == nil || d.Finish.Success || !strings.Contains(d.Finish.Reason, "stuck") {
+		t.Errorf("got %+v", d)
+	}
+}
