@@ -10,6 +10,7 @@ package api
 
 import (
 	"context"
+	"encoding/json"
 	"crypto/sha256"
 	"crypto/subtle"
 	"errors"
@@ -84,6 +85,9 @@ type Config struct {
 	PollInterval time.Duration
 	// Clock stamps times; clock.Real when nil.
 	Clock clock.Clock
+	// Snapshot is stored with every task as its configuration (secrets
+	// already removed: storage.RedactConfig).
+	Snapshot json.RawMessage
 }
 
 // Defaults returns the configuration a server runs with unless told otherwise.

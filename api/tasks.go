@@ -94,7 +94,7 @@ func (s *Server) createTask(w http.ResponseWriter, r *http.Request) error {
 	}
 	task, err := s.store.CreateTask(r.Context(), storage.Task{
 		Goal: req.Goal, Device: req.Device, Planner: req.Planner, MaxSteps: req.MaxSteps,
-		Status: storage.StatusQueued, Created: s.clock.Now(),
+		Status: storage.StatusQueued, Created: s.clock.Now(), Config: s.cfg.Snapshot,
 	})
 	if err != nil {
 		return err
