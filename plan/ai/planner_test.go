@@ -17,7 +17,7 @@ import (
 	"phonepilot/perception/frame"
 	"phonepilot/plan"
 	"phonepilot/plan/ai"
-	"phonepilot/plan/ai/internal/aitest"
+	"phonepilot/plan/ai/aitest"
 	"phonepilot/scene"
 	"phonepilot/tools"
 )

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"phonepilot/plan/ai"
-	"phonepilot/plan/ai/internal/aitest"
+	"phonepilot/plan/ai/aitest"
 )
 
 const testKey = "sk-proj-test-0123456789abcdef"

@@ -22,7 +22,7 @@ import (
 // read the shared fixtures.
 func dir() string {
 	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..")
+	return filepath.Join(filepath.Dir(file), "..")
 }
 
 // Fixture returns the bytes of plan/ai/testdata/llm/<name>.
