@@ -34,7 +34,6 @@ func tapSearchField(t aitest.Turn) (string, string) {
 	return "finish_task", `{"success":false,"reason":"no search field"}`
 }
 
-
 func TestProviderSelectedViaConfiguration(t *testing.T) {
 	for _, name := range []string{"anthropic", "openai"} {
 		t.Run(name, func(t *testing.T) {
