@@ -488,3 +488,21 @@ func isConnectionLoss(err error) bool {
 		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, net.ErrClosed) ||
 		errors.Is(err, ErrNoExitStatus) || errors.Is(err, ErrServerUnavailable)
 }
+
+// ScreenSize asks a device for `wm size` without opening a Device (for
+// listings): the shell protocol is chosen from the device's features.
+func (c *Client) ScreenSize(ctx context.Context, serial string) (ScreenSize, error) {
+	feats, err := c.Features(ctx, serial)
+	if err != nil {
+		return ScreenSize{}, err
+	}
+	v2 := false
+	for _, f := range feats {
+		v2 = v2 || f == "shell_v2"
+	}
+	res, err := c.Shell(ctx, serial, "wm size", v2)
+	if err != nil {
+		return ScreenSize{}, err
+	}
+	return ParseWMSize(append(res.Stdout, res.Stderr...))
+}
