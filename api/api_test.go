@@ -229,6 +229,14 @@ func TestCancelRunningQueuedAndFinished(t *testing.T) {
 	}
 	// Let one step through, then cancel the running one.
 	r.gate <- struct{}{}
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(2 * time.Millisecond) {
+		if st, _ := h.store.Steps(t.Context(), running.ID); len(st) == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("step 1 was not recorded")
+		}
+	}
 	if resp := h.do("POST", "/v1/tasks/"+running.ID+"/cancel", "", &task); resp.StatusCode != 200 || task.Status != storage.StatusCancelled {
 		t.Fatalf("cancel running: %d %+v", resp.StatusCode, task)
 	}
