@@ -276,7 +276,8 @@ func (w *work) wrongApp() ([]plan.PlannedStep, *plan.Finish, bool) {
 		return nil, nil, false
 	}
 	back := "go back to " + app
-	if w.count(back) < maxBacks {
+	onLauncher := strings.Contains(w.sc.Package, "launcher")
+	if w.count(back) < maxBacks && !onLauncher {
 		if _, failed := w.failedHere(back); !failed {
 			return []plan.PlannedStep{keyStep("back", back)}, nil, true
 		}
@@ -369,7 +370,7 @@ func (w *work) lookFor(what, dir string) ([]plan.PlannedStep, *plan.Finish) {
 // (so going back may lead somewhere useful).
 func (w *work) navigated() bool {
 	for _, r := range w.hist {
-		if r.Changed && !strings.HasPrefix(r.Intent, "scroll ") {
+		if r.Changed && !strings.HasPrefix(r.Intent, "scroll ") && !strings.HasPrefix(r.Intent, "dismiss ") {
 			return true
 		}
 	}

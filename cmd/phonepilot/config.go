@@ -1,0 +1,380 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+	"github.com/spf13/pflag"
+
+	"phonepilot/plan/ai"
+	// The AI providers register themselves with plan/ai.
+	_ "phonepilot/plan/ai/anthropic"
+	_ "phonepilot/plan/ai/openai"
+	"phonepilot/runtime"
+)
+
+// appConfig is every setting of phonepilot, one section per part. It is
+// filled in this order, each layer overriding the one before: defaults, the
+// optional phonepilot.toml, PHONEPILOT_* environment variables, and the
+// flags the user set. API keys come only from the provider's usual
+// environment variable (ANTHROPIC_API_KEY, OPENAI_API_KEY): never from the
+// file, never printed.
+type appConfig struct {
+	// Device is the phone to drive: sim, adb or adb:SERIAL.
+	Device  string         `toml:"device"`
+	Planner string         `toml:"planner"`
+	Runtime runtimeSection `toml:"runtime"`
+	AI      aiSection      `toml:"ai"`
+	Sim     simSection     `toml:"sim"`
+	ADB     adbSection     `toml:"adb"`
+	Storage storageSection `toml:"storage"`
+	Serve   serveSection   `toml:"serve"`
+
+	// Source says where the file layer came from ("" when there was none).
+	Source string `toml:"-"`
+}
+
+// runtimeSection tunes the task loop (see runtime.Config).
+type runtimeSection struct {
+	MaxSteps      int           `toml:"max_steps"`
+	StepRetries   int           `toml:"step_retries"`
+	WaitTimeout   time.Duration `toml:"wait_timeout"`
+	PollInterval  time.Duration `toml:"poll_interval"`
+	SettleTimeout time.Duration `toml:"settle_timeout"`
+	BackoffBase   time.Duration `toml:"backoff_base"`
+	BackoffMax    time.Duration `toml:"backoff_max"`
+	FixedDelay    time.Duration `toml:"fixed_delay"`
+}
+
+// aiSection configures the AIPlanner (see ai.Config).
+type aiSection struct {
+	Provider  string        `toml:"provider"`
+	Model     string        `toml:"model"`
+	BaseURL   string        `toml:"base_url"`
+	Vision    bool          `toml:"vision"`
+	MaxReasks int           `toml:"max_reasks"`
+	MaxTokens int           `toml:"max_tokens"`
+	Timeout   time.Duration `toml:"timeout"`
+	// APIKey is read from the environment only.
+	APIKey string `toml:"-"`
+}
+
+// simSection shapes the simulated phone.
+type simSection struct {
+	Locale  string `toml:"locale"`
+	Profile string `toml:"profile"`
+	Seed    int64  `toml:"seed"`
+}
+
+// adbSection says where the adb server is.
+type adbSection struct {
+	Server string `toml:"server"`
+}
+
+// storageSection says where tasks are recorded: a SQLite file path, or a
+// postgres:// DSN.
+type storageSection struct {
+	DB string `toml:"db"`
+}
+
+// serveSection configures `phonepilot serve`.
+type serveSection struct {
+	Addr  string `toml:"addr"`
+	Token string `toml:"token"`
+}
+
+// defaultConfigFile is read from the working directory when present.
+const defaultConfigFile = "phonepilot.toml"
+
+// defaultAppConfig is the configuration without file, env or flags.
+func defaultAppConfig() appConfig {
+	rt := runtime.Defaults()
+	ad := ai.Defaults()
+	return appConfig{
+		Device:  "sim",
+		Planner: runtime.PlannerRule,
+		Runtime: runtimeSection{
+			MaxSteps: rt.MaxSteps, StepRetries: rt.StepRetries, WaitTimeout: rt.WaitTimeout,
+			PollInterval: rt.PollInterval, SettleTimeout: rt.SettleTimeout,
+			BackoffBase: rt.BackoffBase, BackoffMax: rt.BackoffMax,
+		},
+		AI:      aiSection{Provider: "anthropic", Vision: ad.Vision, MaxReasks: ad.MaxReasks, MaxTokens: ad.MaxTokens, Timeout: ad.Timeout},
+		Sim:     simSection{Locale: "en", Seed: 1},
+		Storage: storageSection{DB: "phonepilot.db"},
+		Serve:   serveSection{Addr: "127.0.0.1:8080"},
+	}
+}
+
+// lookupEnv is os.LookupEnv, replaceable in tests.
+type lookupEnv func(string) (string, bool)
+
+// loadConfig builds the configuration from defaults, the file (path, or
+// PHONEPILOT_CONFIG, or ./phonepilot.toml when it exists) and the
+// environment. Flags are applied after, with applyFlags.
+func loadConfig(path string, env lookupEnv) (appConfig, error) {
+	if env == nil {
+		env = os.LookupEnv
+	}
+	c := defaultAppConfig()
+	explicit := path != ""
+	if !explicit {
+		if p, ok := env("PHONEPILOT_CONFIG"); ok && p != "" {
+			path, explicit = p, true
+		}
+	}
+	if !explicit {
+		if _, err := os.Stat(defaultConfigFile); err == nil {
+			path = defaultConfigFile
+		}
+	}
+	if path != "" {
+		if err := c.readFile(path); err != nil {
+			return c, err
+		}
+	}
+	if err := c.applyEnv(env); err != nil {
+		return c, err
+	}
+	c.AI.APIKey = apiKeyFor(c.AI.Provider, env)
+	return c, nil
+}
+
+func (c *appConfig) readFile(path string) error {
+	md, err := toml.DecodeFile(path, c)
+	if err != nil {
+		return fmt.Errorf("config %s: %w", path, err)
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		keys := make([]string, len(und))
+		for i, k := range und {
+			keys[i] = k.String()
+		}
+		sort.Strings(keys)
+		return fmt.Errorf("config %s: unknown key(s): %s (known sections: runtime, ai, sim, adb, storage, serve; top-level: device, planner)",
+			path, strings.Join(keys, ", "))
+	}
+	c.Source = path
+	return nil
+}
+
+// envVars maps each PHONEPILOT_* variable to the setting it fills.
+func (c *appConfig) envVars() map[string]any {
+	return map[string]any{
+		"PHONEPILOT_DEVICE":        &c.Device,
+		"PHONEPILOT_PLANNER":       &c.Planner,
+		"PHONEPILOT_MAX_STEPS":     &c.Runtime.MaxSteps,
+		"PHONEPILOT_STEP_RETRIES":  &c.Runtime.StepRetries,
+		"PHONEPILOT_WAIT_TIMEOUT":  &c.Runtime.WaitTimeout,
+		"PHONEPILOT_FIXED_DELAY":   &c.Runtime.FixedDelay,
+		"PHONEPILOT_AI_PROVIDER":   &c.AI.Provider,
+		"PHONEPILOT_AI_MODEL":      &c.AI.Model,
+		"PHONEPILOT_AI_BASE_URL":   &c.AI.BaseURL,
+		"PHONEPILOT_AI_VISION":     &c.AI.Vision,
+		"PHONEPILOT_AI_MAX_REASKS": &c.AI.MaxReasks,
+		"PHONEPILOT_SIM_LOCALE":    &c.Sim.Locale,
+		"PHONEPILOT_SIM_PROFILE":   &c.Sim.Profile,
+		"PHONEPILOT_SIM_SEED":      &c.Sim.Seed,
+		"PHONEPILOT_ADB_SERVER":    &c.ADB.Server,
+		"PHONEPILOT_DB":            &c.Storage.DB,
+		"PHONEPILOT_ADDR":          &c.Serve.Addr,
+		"PHONEPILOT_TOKEN":         &c.Serve.Token,
+	}
+}
+
+func (c *appConfig) applyEnv(env lookupEnv) error {
+	vars := c.envVars()
+	names := make([]string, 0, len(vars))
+	for n := range vars {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		v, ok := env(name)
+		if !ok {
+			continue
+		}
+		if err := setValue(vars[name], v); err != nil {
+			return fmt.Errorf("environment %s=%q: %w", name, v, err)
+		}
+	}
+	return nil
+}
+
+// setValue parses s into the setting p points at.
+func setValue(p any, s string) error {
+	s = strings.TrimSpace(s)
+	switch p := p.(type) {
+	case *string:
+		*p = s
+	case *int:
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			return errors.New("not a whole number")
+		}
+		*p = n
+	case *int64:
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return errors.New("not a whole number")
+		}
+		*p = n
+	case *bool:
+		b, err := strconv.ParseBool(s)
+		if err != nil {
+			return errors.New("not true or false")
+		}
+		*p = b
+	case *time.Duration:
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			return errors.New(`not a duration (like "10s" or "500ms")`)
+		}
+		*p = d
+	default:
+		return fmt.Errorf("unsupported setting type %T", p)
+	}
+	return nil
+}
+
+// apiKeyFor reads the provider's key from its usual environment variable.
+func apiKeyFor(provider string, env lookupEnv) string {
+	var name string
+	switch strings.ToLower(strings.TrimSpace(provider)) {
+	case "anthropic":
+		name = "ANTHROPIC_API_KEY"
+	case "openai":
+		name = "OPENAI_API_KEY"
+	default:
+		return ""
+	}
+	v, _ := env(name)
+	return strings.TrimSpace(v)
+}
+
+// flagSettings maps flag names (shared by the subcommands that have them) to
+// the setting they fill. Only flags the user set are applied.
+func (c *appConfig) flagSettings() map[string]any {
+	return map[string]any{
+		"device":       &c.Device,
+		"planner":      &c.Planner,
+		"max-steps":    &c.Runtime.MaxSteps,
+		"step-retries": &c.Runtime.StepRetries,
+		"wait-timeout": &c.Runtime.WaitTimeout,
+		"fixed-delay":  &c.Runtime.FixedDelay,
+		"provider":     &c.AI.Provider,
+		"model":        &c.AI.Model,
+		"base-url":     &c.AI.BaseURL,
+		"vision":       &c.AI.Vision,
+		"max-reasks":   &c.AI.MaxReasks,
+		"sim-locale":   &c.Sim.Locale,
+		"sim-profile":  &c.Sim.Profile,
+		"sim-seed":     &c.Sim.Seed,
+		"adb-server":   &c.ADB.Server,
+		"db":           &c.Storage.DB,
+		"addr":         &c.Serve.Addr,
+		"token":        &c.Serve.Token,
+	}
+}
+
+// applyFlags copies the flags the user set on fs over the configuration.
+// The provider's API key is re-read when --provider changed it.
+func (c *appConfig) applyFlags(fs *pflag.FlagSet, env lookupEnv) error {
+	if env == nil {
+		env = os.LookupEnv
+	}
+	before := c.AI.Provider
+	settings := c.flagSettings()
+	var err error
+	fs.Visit(func(f *pflag.Flag) {
+		p, ok := settings[f.Name]
+		if !ok || err != nil {
+			return
+		}
+		if e := setValue(p, f.Value.String()); e != nil {
+			err = fmt.Errorf("--%s=%q: %w", f.Name, f.Value.String(), e)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	if c.AI.Provider != before {
+		c.AI.APIKey = apiKeyFor(c.AI.Provider, env)
+	}
+	return nil
+}
+
+// Validate checks every section that can be checked without a device, so a
+// bad setting is reported before any phone is opened.
+func (c appConfig) Validate() error {
+	switch c.Sim.Locale {
+	case "en", "zh":
+	default:
+		return fmt.Errorf("sim.locale must be en or zh, got %q", c.Sim.Locale)
+	}
+	switch c.Sim.Profile {
+	case "", "realistic", "slow", "flaky":
+	default:
+		return fmt.Errorf(`sim.profile must be "", realistic, slow or flaky, got %q`, c.Sim.Profile)
+	}
+	if strings.TrimSpace(c.Device) == "" {
+		return errors.New("device must be sim, adb or adb:SERIAL")
+	}
+	if strings.TrimSpace(c.Storage.DB) == "" {
+		return errors.New("storage.db must name a SQLite file or a postgres:// DSN")
+	}
+	rc, err := c.runtimeConfig()
+	if err != nil {
+		return err
+	}
+	return rc.Validate()
+}
+
+// runtimeConfig is the runtime's Config from these settings.
+func (c appConfig) runtimeConfig() (runtime.Config, error) {
+	rc := runtime.Defaults()
+	r := c.Runtime
+	rc.MaxSteps, rc.StepRetries, rc.WaitTimeout = r.MaxSteps, r.StepRetries, r.WaitTimeout
+	rc.PollInterval, rc.SettleTimeout = r.PollInterval, r.SettleTimeout
+	rc.BackoffBase, rc.BackoffMax, rc.FixedDelay = r.BackoffBase, r.BackoffMax, r.FixedDelay
+	rc.Planner = strings.ToLower(strings.TrimSpace(c.Planner))
+	rc.AI = c.aiConfig()
+	return rc, nil
+}
+
+// aiConfig is the AIPlanner's Config from these settings (no Camera yet:
+// the device is not open).
+func (c appConfig) aiConfig() ai.Config {
+	ac := ai.Defaults()
+	ac.Provider, ac.Model, ac.BaseURL, ac.APIKey = c.AI.Provider, c.AI.Model, c.AI.BaseURL, c.AI.APIKey
+	ac.Vision = c.AI.Vision
+	ac.MaxReasks, ac.MaxTokens, ac.Timeout = c.AI.MaxReasks, c.AI.MaxTokens, c.AI.Timeout
+	return ac
+}
+
+// String shows the configuration without secrets (the API key and the
+// serve token are masked).
+func (c appConfig) String() string {
+	masked := c
+	if masked.AI.APIKey != "" {
+		masked.AI.APIKey = "set"
+	}
+	if masked.Serve.Token != "" {
+		masked.Serve.Token = "set"
+	}
+	return fmt.Sprintf("device=%s planner=%s runtime=%+v ai={provider:%s model:%s base_url:%s vision:%t key:%s} sim=%+v adb=%+v storage=%+v serve={addr:%s token:%s}",
+		masked.Device, masked.Planner, masked.Runtime, masked.AI.Provider, masked.AI.Model, masked.AI.BaseURL,
+		masked.AI.Vision, keyState(masked.AI.APIKey), masked.Sim, masked.ADB, masked.Storage, masked.Serve.Addr, keyState(masked.Serve.Token))
+}
+
+func keyState(s string) string {
+	if s == "" {
+		return "unset"
+	}
+	return "set"
+}

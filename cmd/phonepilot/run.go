@@ -1,0 +1,377 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"phonepilot/plan"
+	"phonepilot/runtime"
+)
+
+func init() { register(newRunCmd) }
+
+// Exit statuses of `phonepilot run`.
+const (
+	exitCompleted = 0
+	exitFailed    = 1
+	exitCancelled = 130
+)
+
+// runOptions are the flags of `phonepilot run` that are not settings.
+type runOptions struct {
+	config  string
+	json    bool
+	verbose bool
+	device  string
+	dev     deviceOptions
+}
+
+func newRunCmd() *cobra.Command {
+	var o runOptions
+	cmd := &cobra.Command{
+		Use:   "run [flags] GOAL",
+		Short: "Drive the phone toward a goal written in plain language",
+		Long: `Drive the phone toward GOAL: observe the screen, plan a step, act, observe
+again, until the goal is reached, a step ceiling is hit, or Ctrl-C.
+
+The default rule planner reads simple instructions in English or Chinese:
+open/launch <app>, search (for) <query>, tap/click <label>, type <text>
+[into <field>], scroll up/down, go back, go home, joined by "and", "then",
+commas (打开/启动, 搜索, 点击, 输入, 上滑/下滑, 返回, 回到桌面, 然后, 并).
+For anything else use --planner ai.
+
+Settings come from defaults, phonepilot.toml (or --config), PHONEPILOT_*
+environment variables, then flags. API keys come only from ANTHROPIC_API_KEY
+or OPENAI_API_KEY.
+
+Exit status: 0 completed, 1 failed, 130 cancelled, 2 bad usage.`,
+		Example: `  phonepilot run --device sim "open Taobao and search Mac mini"
+  phonepilot run --device sim --sim-locale zh "打开淘宝搜索Mac mini"
+  phonepilot run --device adb --planner ai --provider anthropic "turn on dark theme"
+  phonepilot run --json --sim-profile realistic "open Taobao and search Mac mini"`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runTask(cmd, o, args)
+		},
+	}
+	addDeviceFlags(cmd, &o.device, &o.dev)
+	f := cmd.Flags()
+	f.String("planner", "rule", "planner: rule (default, no model) or ai")
+	f.String("provider", "anthropic", "AI provider when --planner ai: anthropic or openai")
+	f.String("model", "", "AI model id (default: the provider's default)")
+	f.String("base-url", "", "AI endpoint (OpenAI-compatible servers such as vLLM or Ollama: include /v1)")
+	f.Bool("vision", true, "send the screenshot to the AI planner beside the Scene")
+	f.Int("max-steps", runtime.Defaults().MaxSteps, "most steps a task may take")
+	f.Duration("fixed-delay", 0, "sleep this long after every action instead of waiting for the screen to settle (for comparison)")
+	f.StringVar(&o.config, "config", "", "config file (default: ./phonepilot.toml when present, or $PHONEPILOT_CONFIG)")
+	f.BoolVar(&o.json, "json", false, "print one JSON result document instead of step lines")
+	f.BoolVarP(&o.verbose, "verbose", "v", false, "log debug lines to stderr")
+	return cmd
+}
+
+// runTask is `phonepilot run`: configuration first (errors exit 2 before any
+// device opens), then the device, then the loop.
+func runTask(cmd *cobra.Command, o runOptions, args []string) error {
+	ctx := cmd.Context()
+	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	goal := strings.TrimSpace(strings.Join(args, " "))
+	if goal == "" {
+		return exitWith(2, errors.New(`give a goal, for example: phonepilot run --device sim "open Taobao and search Mac mini"`))
+	}
+	cfg, err := loadConfig(o.config, nil)
+	if err != nil {
+		return exitWith(2, err)
+	}
+	if err := cfg.applyFlags(cmd.Flags(), nil); err != nil {
+		return exitWith(2, err)
+	}
+	if err := cfg.Validate(); err != nil {
+		return exitWith(2, err)
+	}
+	rc, err := cfg.runtimeConfig()
+	if err != nil {
+		return exitWith(2, err)
+	}
+
+	level := slog.LevelWarn
+	if o.verbose {
+		level = slog.LevelDebug
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	rc.AI.Logger = log
+
+	dopt := o.dev
+	dopt.SimLocale, dopt.SimProfile, dopt.SimSeed, dopt.ADBServer = cfg.Sim.Locale, cfg.Sim.Profile, cfg.Sim.Seed, cfg.ADB.Server
+	dopt.Logger = log
+	od, err := openDevice(ctx, cfg.Device, dopt)
+	if err != nil {
+		if errors.Is(err, errDeviceSpec) {
+			return exitWith(2, err)
+		}
+		return exitWith(exitFailed, fmt.Errorf("opening device %s: %w", cfg.Device, err))
+	}
+	defer od.Close()
+	if rc.Planner == runtime.PlannerAI && od.Camera != nil && cfg.AI.Vision {
+		rc.AI.Camera = od.Camera
+	}
+
+	pr := newStepPrinter(stdout, o.json)
+	runner, err := runtime.New(rc, od.Device, runtime.Options{Logger: log, OnEvent: pr.event})
+	if err != nil {
+		return exitWith(2, err)
+	}
+	if !o.json {
+		pr.header(goal, od.Name, rc.Planner)
+	}
+	res := runner.Run(ctx, goal)
+	pr.stop()
+
+	if o.json {
+		doc := resultDocument(goal, od.Name, plannerName(rc.Planner), res)
+		if od.State != nil {
+			sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			if st, err := od.State.State(sctx); err == nil && json.Valid(st) {
+				doc.DeviceState = st
+			}
+			cancel()
+		}
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(doc); err != nil {
+			return exitWith(exitFailed, err)
+		}
+	} else {
+		pr.summary(res)
+	}
+	switch res.Status {
+	case runtime.StatusCompleted:
+		return nil
+	case runtime.StatusCancelled:
+		return exitWith(exitCancelled, errors.New(""))
+	default:
+		return exitWith(exitFailed, errors.New(""))
+	}
+}
+
+func plannerName(p string) string {
+	if p == "" {
+		return runtime.PlannerRule
+	}
+	return p
+}
+
+// resultDoc is the --json output: one document per run.
+type resultDoc struct {
+	Goal        string          `json:"goal"`
+	Device      string          `json:"device"`
+	Planner     string          `json:"planner"`
+	Status      string          `json:"status"`
+	Reason      string          `json:"reason,omitempty"`
+	Steps       []stepDoc       `json:"steps"`
+	Usage       usageDoc        `json:"usage"`
+	Started     time.Time       `json:"started"`
+	DurationMS  int64           `json:"duration_ms"`
+	DeviceState json.RawMessage `json:"device_state,omitempty"`
+}
+
+type stepDoc struct {
+	Number     int             `json:"number"`
+	Intent     string          `json:"intent"`
+	Tool       string          `json:"tool"`
+	Args       json.RawMessage `json:"args,omitempty"`
+	Status     string          `json:"status"`
+	Reason     string          `json:"reason,omitempty"`
+	Changed    bool            `json:"changed"`
+	Attempts   []attemptDoc    `json:"attempts"`
+	DurationMS int64           `json:"duration_ms"`
+	Usage      *usageDoc       `json:"usage,omitempty"`
+}
+
+type attemptDoc struct {
+	Number     int    `json:"number"`
+	Result     string `json:"result"`
+	Changed    bool   `json:"changed"`
+	DurationMS int64  `json:"duration_ms"`
+}
+
+type usageDoc struct {
+	InputTokens  int64 `json:"input_tokens"`
+	OutputTokens int64 `json:"output_tokens"`
+	LatencyMS    int64 `json:"latency_ms"`
+}
+
+func usageOf(u plan.Usage) usageDoc {
+	return usageDoc{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, LatencyMS: u.Latency.Milliseconds()}
+}
+
+func resultDocument(goal, device, planner string, res runtime.Result) resultDoc {
+	doc := resultDoc{Goal: goal, Device: device, Planner: planner, Status: res.Status, Reason: res.Reason,
+		Steps: []stepDoc{}, Usage: usageOf(res.Usage), Started: res.Started, DurationMS: res.Duration.Milliseconds()}
+	for _, s := range res.Steps {
+		sd := stepDoc{Number: s.Number, Intent: s.Intent, Tool: s.Call.Name, Args: s.Call.Args, Status: s.Status,
+			Reason: s.Reason, Changed: s.Changed, Attempts: []attemptDoc{}, DurationMS: s.Duration.Milliseconds()}
+		if len(sd.Args) == 0 || !json.Valid(sd.Args) {
+			sd.Args = nil
+		}
+		for _, a := range s.Attempts {
+			sd.Attempts = append(sd.Attempts, attemptDoc{Number: a.Number, Result: a.Result, Changed: a.Changed, DurationMS: a.Duration.Milliseconds()})
+		}
+		if s.Usage != (plan.Usage{}) {
+			u := usageOf(s.Usage)
+			sd.Usage = &u
+		}
+		doc.Steps = append(doc.Steps, sd)
+	}
+	return doc
+}
+
+// stepPrinter writes a line per step as it finishes, with a spinner while
+// a step runs when the output is a terminal. Colours only on a terminal
+// and never with NO_COLOR set.
+type stepPrinter struct {
+	mu      sync.Mutex
+	w       io.Writer
+	quiet   bool
+	tty     bool
+	color   bool
+	label   string
+	stopSp  chan struct{}
+	spDone  chan struct{}
+	started time.Time
+}
+
+func newStepPrinter(w io.Writer, quiet bool) *stepPrinter {
+	p := &stepPrinter{w: w, quiet: quiet}
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		p.tty = true
+		_, noColor := os.LookupEnv("NO_COLOR")
+		p.color = !noColor && os.Getenv("TERM") != "dumb"
+	}
+	return p
+}
+
+func (p *stepPrinter) paint(code, s string) string {
+	if !p.color {
+		return s
+	}
+	return "\x1b[" + code + "m" + s + "\x1b[0m"
+}
+
+func (p *stepPrinter) header(goal, device, planner string) {
+	if p.quiet {
+		return
+	}
+	fmt.Fprintf(p.w, "goal: %s  (device %s, planner %s)\n", goal, device, plannerName(planner))
+}
+
+func (p *stepPrinter) event(e runtime.Event) {
+	if p.quiet {
+		return
+	}
+	switch e.Type {
+	case runtime.EventStepStarted:
+		p.startSpinner(fmt.Sprintf("%3d  %s", e.Step, e.Intent))
+	case runtime.EventStepFinished:
+		p.stopSpinner()
+		p.stepLine(*e.Record)
+	case runtime.EventStatus:
+		p.stopSpinner()
+	}
+}
+
+func (p *stepPrinter) stepLine(r plan.StepRecord) {
+	mark := p.paint("32", "ok")
+	if r.Status != plan.StepSucceeded {
+		mark = p.paint("31", "FAILED")
+	}
+	line := fmt.Sprintf("%3d  %-40s %-48s %s  %d ms", r.Number, r.Intent, r.Call.String(), mark, r.Duration.Milliseconds())
+	if n := len(r.Attempts); n > 1 {
+		line += fmt.Sprintf("  (%d attempts)", n)
+	}
+	if u := r.Usage; u.InputTokens+u.OutputTokens > 0 || u.Latency > 0 {
+		line += fmt.Sprintf("  [%d+%d tokens, model %d ms]", u.InputTokens, u.OutputTokens, u.Latency.Milliseconds())
+	}
+	if r.Status != plan.StepSucceeded && r.Reason != "" {
+		line += "\n     " + p.paint("31", r.Reason)
+	}
+	p.mu.Lock()
+	fmt.Fprintln(p.w, line)
+	p.mu.Unlock()
+}
+
+var spinFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
+
+func (p *stepPrinter) startSpinner(label string) {
+	if !p.tty {
+		return
+	}
+	p.stopSpinner()
+	p.mu.Lock()
+	p.label, p.started = label, time.Now()
+	stop, done := make(chan struct{}), make(chan struct{})
+	p.stopSp, p.spDone = stop, done
+	p.mu.Unlock()
+	go func() {
+		defer close(done)
+		t := time.NewTicker(100 * time.Millisecond)
+		defer t.Stop()
+		for i := 0; ; i++ {
+			p.mu.Lock()
+			fmt.Fprintf(p.w, "\r\x1b[K%s %s  %.1fs", p.paint("36", spinFrames[i%len(spinFrames)]), p.label, time.Since(p.started).Seconds())
+			p.mu.Unlock()
+			select {
+			case <-stop:
+				p.mu.Lock()
+				fmt.Fprint(p.w, "\r\x1b[K")
+				p.mu.Unlock()
+				return
+			case <-t.C:
+			}
+		}
+	}()
+}
+
+func (p *stepPrinter) stopSpinner() {
+	p.mu.Lock()
+	stop, done := p.stopSp, p.spDone
+	p.stopSp, p.spDone = nil, nil
+	p.mu.Unlock()
+	if stop != nil {
+		close(stop)
+		<-done
+	}
+}
+
+func (p *stepPrinter) stop() { p.stopSpinner() }
+
+func (p *stepPrinter) summary(res runtime.Result) {
+	status := res.Status
+	switch res.Status {
+	case runtime.StatusCompleted:
+		status = p.paint("32", status)
+	case runtime.StatusFailed:
+		status = p.paint("31", status)
+	default:
+		status = p.paint("33", status)
+	}
+	line := fmt.Sprintf("%s in %d steps, %.1f s", status, len(res.Steps), res.Duration.Seconds())
+	if res.Reason != "" {
+		line += ": " + res.Reason
+	}
+	if u := res.Usage; u.InputTokens+u.OutputTokens > 0 {
+		line += fmt.Sprintf(" [%d+%d tokens]", u.InputTokens, u.OutputTokens)
+	}
+	fmt.Fprintln(p.w, line)
+}
