@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"time"
 
@@ -228,9 +229,11 @@ func NewID() string {
 }
 
 // RedactConfig turns a configuration value into JSON for Task.Config with
-// every secret removed: any object key that names a key, token, secret,
-// password or credential (case-insensitive, "api_key", "APIKey", "token"…)
-// has its value replaced by "[redacted]" when non-empty.
+// every secret removed: any object key that ends in key, token, secret,
+// password or credential (case-insensitive, "api_key", "APIKey", "Token"…)
+// has its value replaced by "[redacted]" when non-empty. A database DSN may
+// carry a password, so keys ending in "dsn" are treated the same, and any
+// URL value with a password loses the password.
 func RedactConfig(v any) (json.RawMessage, error) {
 	raw, err := json.Marshal(v)
 	if err != nil {
@@ -266,16 +269,25 @@ func redact(v any) any {
 			x[i] = redact(x[i])
 		}
 		return x
+	case string:
+		// A URL with a password (a postgres:// DSN) keeps all but the password.
+		if u, err := url.Parse(x); err == nil && u.User != nil {
+			if _, ok := u.User.Password(); ok {
+				return u.Redacted()
+			}
+		}
 	}
 	return v
 }
 
 func secretKey(k string) bool {
-	k = strings.ToLower(strings.NewReplacer("_", "", "-", "").Replace(k))
-	for _, w := range []string{"apikey", "token", "secret", "password", "passwd", "credential", "authorization"} {
-		if strings.Contains(k, w) {
+	k = strings.ToLower(strings.NewReplacer("_", "", "-", "", ".", "").Replace(k))
+	// Suffixes, so "api_key", "AccessToken", "db_password" are secrets while
+	// "max_tokens" or "keyboard" are not.
+	for _, w := range []string{"key", "token", "secret", "password", "passwd", "credential", "credentials", "authorization", "dsn"} {
+		if strings.HasSuffix(k, w) {
 			return true
 		}
 	}
-	return strings.HasSuffix(k, "key") // "key", "privatekey", "apikey"
+	return false
 }

@@ -1,0 +1,74 @@
+package storage_test
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"phonepilot/storage"
+)
+
+func TestRedactConfig(t *testing.T) {
+	type ai struct {
+		Provider  string
+		APIKey    string
+		MaxTokens int
+	}
+	cfg := map[string]any{
+		"AI":      ai{Provider: "anthropic", APIKey: "sk-ant-123456", MaxTokens: 1024},
+		"serve":   map[string]any{"addr": "0.0.0.0:8080", "token": "hunter2"},
+		"db":      map[string]any{"postgres_dsn": "postgres://u:pw@h/db", "password": ""},
+		"list":    []any{map[string]any{"access-token": "x", "keyboard": "adb"}},
+		"Planner": "rule",
+		"Storage": map[string]any{"DB": "postgres://pp:s3cr3t@db:5432/pp"},
+	}
+	raw, err := storage.RedactConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, secret := range []string{"sk-ant-123456", "hunter2", "pw@h", `"x"`, "s3cr3t"} {
+		if strings.Contains(string(raw), secret) {
+			t.Errorf("snapshot keeps secret %s: %s", secret, raw)
+		}
+	}
+	var got map[string]any
+	json.Unmarshal(raw, &got)
+	want := map[string]any{
+		"AI":      map[string]any{"Provider": "anthropic", "APIKey": "[redacted]", "MaxTokens": 1024.0},
+		"serve":   map[string]any{"addr": "0.0.0.0:8080", "token": "[redacted]"},
+		"db":      map[string]any{"postgres_dsn": "[redacted]", "password": ""},
+		"list":    []any{map[string]any{"access-token": "[redacted]", "keyboard": "adb"}},
+		"Planner": "rule",
+		"Storage": map[string]any{"DB": "postgres://pp:xxxxx@db:5432/pp"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("snapshot = %s", raw)
+	}
+	if _, err := storage.RedactConfig(func() {}); err == nil {
+		t.Error("a value that does not marshal was accepted")
+	}
+}
+
+func TestNewIDUniqueAndURLSafe(t *testing.T) {
+	seen := map[string]bool{}
+	for range 2000 {
+		id := storage.NewID()
+		if len(id) != 21 || strings.Trim(id, "0123456789abcdefghjkmnpqrstvwxyz") != "" {
+			t.Fatalf("id %q is not 21 lower-case base32 characters", id)
+		}
+		if seen[id] {
+			t.Fatalf("duplicate id %q", id)
+		}
+		seen[id] = true
+	}
+}
+
+func TestTerminal(t *testing.T) {
+	for _, s := range storage.Statuses {
+		want := s != storage.StatusQueued && s != storage.StatusRunning
+		if storage.Terminal(s) != want {
+			t.Errorf("Terminal(%s) = %v", s, !want)
+		}
+	}
+}
