@@ -1,0 +1,124 @@
+package sim
+
+import (
+	"bytes"
+	"errors"
+	"strconv"
+	"time"
+)
+
+// errIdleState is uiautomator's failure while the screen animates.
+var errIdleState = errors.New("ERROR: could not get idle state.")
+
+// dumpLocked renders the current windows as uiautomator would: one line,
+// attributes in uiautomator's order, the app window first. compressed
+// drops the pure layout containers (`uiautomator dump --compressed`).
+func (p *Phone) dumpLocked(now time.Time, compressed bool) ([]byte, error) {
+	if p.idleNow(now) {
+		return nil, errIdleState
+	}
+	ws := dumpOrder(p.windowsAt(now, true))
+	var b bytes.Buffer
+	b.Grow(16 << 10)
+	b.WriteString(`<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation="0">`)
+	for i, w := range ws {
+		writeNode(&b, w, i, compressed)
+	}
+	b.WriteString(`</hierarchy>`)
+	return b.Bytes(), nil
+}
+
+func writeNode(b *bytes.Buffer, n *node, index int, compressed bool) {
+	if compressed && n.plain && len(n.kids) > 0 && n.text == "" && n.desc == "" && n.id == "" {
+		for i, k := range n.kids {
+			writeNode(b, k, index+i, compressed)
+		}
+		return
+	}
+	b.WriteString(`<node index="`)
+	b.WriteString(strconv.Itoa(index))
+	attr(b, "text", n.text)
+	attr(b, "resource-id", n.id)
+	attr(b, "class", n.class)
+	attr(b, "package", n.pkg)
+	attr(b, "content-desc", n.desc)
+	flag(b, "checkable", n.checkable)
+	flag(b, "checked", n.checked)
+	flag(b, "clickable", n.clickable)
+	flag(b, "enabled", !n.disabled)
+	flag(b, "focusable", n.focusable)
+	flag(b, "focused", n.focused)
+	flag(b, "scrollable", n.scrollable)
+	flag(b, "long-clickable", n.longClickable)
+	flag(b, "password", n.password)
+	flag(b, "selected", n.selected)
+	b.WriteString(`" bounds="[`)
+	b.WriteString(strconv.Itoa(n.r.Min.X))
+	b.WriteByte(',')
+	b.WriteString(strconv.Itoa(n.r.Min.Y))
+	b.WriteString(`][`)
+	b.WriteString(strconv.Itoa(n.r.Max.X))
+	b.WriteByte(',')
+	b.WriteString(strconv.Itoa(n.r.Max.Y))
+	b.WriteString(`]" drawing-order="`)
+	b.WriteString(strconv.Itoa(index + 1))
+	attr(b, "hint", n.hint)
+	if len(n.kids) == 0 {
+		b.WriteString(`" />`)
+		return
+	}
+	b.WriteString(`">`)
+	for i, k := range n.kids {
+		writeNode(b, k, i, compressed)
+	}
+	b.WriteString(`</node>`)
+}
+
+// attr closes the previous attribute's quote and writes name="value…
+// (the caller closes the last one).
+func attr(b *bytes.Buffer, name, v string) {
+	b.WriteString(`" `)
+	b.WriteString(name)
+	b.WriteString(`="`)
+	escape(b, v)
+}
+
+func flag(b *bytes.Buffer, name string, v bool) {
+	b.WriteString(`" `)
+	b.WriteString(name)
+	if v {
+		b.WriteString(`="true`)
+	} else {
+		b.WriteString(`="false`)
+	}
+}
+
+// escape writes v as XmlSerializer does for attribute values.
+func escape(b *bytes.Buffer, v string) {
+	for _, r := range v {
+		switch r {
+		case '&':
+			b.WriteString("&amp;")
+		case '<':
+			b.WriteString("&lt;")
+		case '>':
+			b.WriteString("&gt;")
+		case '"':
+			b.WriteString("&quot;")
+		case '\n':
+			b.WriteString("&#10;")
+		case '\r':
+			b.WriteString("&#13;")
+		case '\t':
+			b.WriteString("&#9;")
+		default:
+			if r < 0x20 {
+				// XML 1.0 cannot carry other control characters; Android
+				// replaces them too.
+				b.WriteByte('?')
+				continue
+			}
+			b.WriteRune(r)
+		}
+	}
+}

@@ -1,0 +1,62 @@
+package sim
+
+import (
+	"encoding/json"
+	"net/http"
+)
+
+// State is the phone's state as JSON (documented in docs/sim.md).
+// Benchmarks judge success on it, never on what an agent claims.
+func (p *Phone) State() ([]byte, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.settle(p.now())
+	pkg, act := p.foreground()
+	st := map[string]any{
+		"foreground": pkg,
+		"activity":   act,
+		"screen":     p.screenKey(),
+		"locale":     p.cfg.Locale,
+		"profile":    p.prof.name,
+		"seed":       p.cfg.Seed,
+		"ime":        p.ime,
+		"popup":      p.popupName(),
+		"recents":    nonNil(append([]string(nil), p.recents...)),
+	}
+	names := map[string]string{taobaoPkg: "taobao", settingsPkg: "settings", contactsPkg: "contacts", messagesPkg: "messages", deskClockPkg: "clock"}
+	for _, a := range p.apps {
+		st[names[a.pkg()]] = a.state()
+	}
+	return json.Marshal(st)
+}
+
+func (p *Phone) popupName() string {
+	switch {
+	case p.popup == nil:
+		return ""
+	case p.popup.ad:
+		return "ad"
+	}
+	return "permission"
+}
+
+// ControlHandler serves GET /state (the state JSON) and POST /reset (a
+// fresh phone, same configuration) for `phonepilot sim --control`.
+func (p *Phone) ControlHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /state", func(w http.ResponseWriter, r *http.Request) {
+		b, err := p.State()
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(b)
+	})
+	mux.HandleFunc("POST /reset", func(w http.ResponseWriter, r *http.Request) {
+		p.Reset()
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"reset":true}`))
+	})
+	return mux
+}
