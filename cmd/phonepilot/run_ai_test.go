@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,7 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"phonepilot/device/sim"
+	"phonepilot/internal/testlog"
+	"phonepilot/perception/frame"
 	"phonepilot/plan/ai/aitest"
+	"phonepilot/runtime"
 )
 
 const aiGoal = "open Taobao and search Mac mini"
@@ -234,5 +240,62 @@ func TestAIConfigErrorsComeBeforeTheDevice(t *testing.T) {
 		if code != 2 || !strings.Contains(stderr, c.want) || strings.Contains(stderr, "no-such-serial") {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2 naming %q before opening the device", c.args, code, stderr, c.want)
 		}
+	}
+}
+
+// failingCamera is a Camera whose every capture fails, as a phone whose
+// screencap broke would.
+type failingCamera struct{ calls int }
+
+func (c *failingCamera) Capture(ctx context.Context) (frame.Frame, error) {
+	c.calls++
+	return frame.Frame{}, errors.New("screencap: exit status 1")
+}
+
+func TestRunAIPlannerWithAFailingCamera(t *testing.T) {
+	// The same wiring run does (runtime.Config with the AIPlanner on the
+	// simulator), with a Camera that always fails: the task still
+	// completes, from the Scene alone.
+	hermetic(t)
+	for _, provider := range []string{"anthropic", "openai"} {
+		t.Run(provider, func(t *testing.T) {
+			srv := aitest.NewModelServer(t, taobaoModel)
+			phone, err := sim.New(sim.Config{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cam := &failingCamera{}
+			var logs testlog.Buffer
+			log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+			rc := runtime.Defaults()
+			rc.Planner = runtime.PlannerAI
+			rc.AI.Provider, rc.AI.APIKey, rc.AI.BaseURL = provider, "sk-cam-test", srv.URL
+			if provider == "openai" {
+				rc.AI.BaseURL += "/v1"
+			}
+			rc.AI.Camera, rc.AI.Logger = cam, log
+			runner, err := runtime.New(rc, phone.Device(), runtime.Options{Logger: log})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			res := runner.Run(ctx, aiGoal)
+			if res.Status != runtime.StatusCompleted {
+				t.Fatalf("status %s (%s)\n%s", res.Status, res.Reason, logs.String())
+			}
+			turns := srv.Turns()
+			if cam.calls != len(turns) {
+				t.Errorf("camera asked %d times for %d decisions", cam.calls, len(turns))
+			}
+			for _, tr := range turns {
+				if tr.Images != 0 || !strings.Contains(tr.Text, "screencap: exit status 1") {
+					t.Errorf("turn %d: %d images; want none and the reason in the prompt", tr.N, tr.Images)
+				}
+			}
+			if !strings.Contains(logs.String(), "planning from the scene alone") {
+				t.Errorf("the missing screenshot was not logged")
+			}
+		})
 	}
 }
