@@ -24,6 +24,7 @@ import (
 	"testing"
 	"time"
 
+	"phonepilot/device/sim"
 	"phonepilot/device/sim/adbd"
 	"phonepilot/internal/testlog"
 )
@@ -45,6 +46,9 @@ type Env struct {
 	ServerPort int
 	// ADBPath is the adb client binary.
 	ADBPath string
+	// Phone is the simulated phone (Start only): inspect its state or
+	// drive it in process alongside adb.
+	Phone *sim.Phone
 	// Daemon is the device-side server and Device the phone behind it
 	// (both nil for an Env made by Attach).
 	Daemon *adbd.Server
@@ -74,6 +78,26 @@ func lookADB(t testing.TB) string {
 		t.Skip(msg)
 	}
 	return path
+}
+
+// Start makes a simulated phone from cfg (Logger defaults to the test log),
+// serves it through adbd with the phone's own banner, and attaches a
+// private adb server to it (see StartDevice and Attach). Env.Serial is
+// then a device the real adb client sees in state "device".
+func Start(t testing.TB, cfg sim.Config) *Env {
+	t.Helper()
+	lookADB(t)
+	if cfg.Logger == nil {
+		cfg.Logger = testlog.New(t)
+	}
+	phone, err := sim.New(cfg)
+	if err != nil {
+		t.Fatalf("simadb: %v", err)
+	}
+	product, model, device := phone.Model()
+	e := StartDevice(t, phone, adbd.Config{Product: product, Model: model, Device: device, Logger: cfg.Logger})
+	e.Phone = phone
+	return e
 }
 
 // StartDevice serves phone through adbd with cfg (Logger defaults to the
@@ -344,3 +368,6 @@ func (e *Env) stopServer() {
 		e.t.Logf("adb server log:\n%s", e.serverLog.String())
 	}
 }
+
+// The simulator is what this package serves; adbd only knows its interface.
+var _ adbd.Phone = (*sim.Phone)(nil)
