@@ -1,0 +1,216 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"phonepilot/device/sim"
+	"phonepilot/device/sim/adbd"
+)
+
+func init() { register(newSimCmd) }
+
+// simOptions are the flags of `phonepilot sim`.
+type simOptions struct {
+	adbAddr       string
+	controlAddr   string
+	locale        string
+	profile       string
+	seed          int64
+	size          string
+	noADBKeyboard bool
+	auth          bool
+	verbose       bool
+}
+
+func newSimCmd() *cobra.Command {
+	var o simOptions
+	cmd := &cobra.Command{
+		Use:   "sim",
+		Short: "Run the simulated phone as a device the real adb can connect to",
+		Long: `Run the simulated phone behind a real ADB endpoint until Ctrl-C.
+
+Debian's adb accepts it with "adb connect ADDR"; every adb command an agent
+uses (shell, exec-out, push, pull) works against it. With --control, an HTTP
+server answers GET /state (the phone's state as JSON) and POST /reset.
+
+Both listen on loopback unless you give another address. Keep --adb outside
+ports 5555-5585 unless you want every adb server on the machine to find the
+phone by itself (as emulator-5554 for port 5555).`,
+		Example: `  phonepilot sim --adb 127.0.0.1:15555 --control 127.0.0.1:18080
+  adb connect 127.0.0.1:15555
+  adb -s 127.0.0.1:15555 shell uiautomator dump /sdcard/window_dump.xml`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runSim(cmd.Context(), o, cmd.OutOrStdout(), cmd.ErrOrStderr(), nil)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.adbAddr, "adb", "127.0.0.1:15555", "address the ADB endpoint listens on (host:port; port 0 picks one)")
+	f.StringVar(&o.controlAddr, "control", "", "address of the control HTTP server (GET /state, POST /reset); off when empty")
+	f.StringVar(&o.locale, "locale", "en", "phone language: en or zh")
+	f.StringVar(&o.profile, "profile", "", "seeded realism profile (none by default): "+strings.Join(sim.ProfileNames(), ", "))
+	f.Int64Var(&o.seed, "seed", 1, "seed of the realism profile; the same seed and inputs repeat the same run")
+	f.StringVar(&o.size, "size", "1080x2400", "screen size WIDTHxHEIGHT in pixels")
+	f.BoolVar(&o.noADBKeyboard, "no-adb-keyboard", false, "do not install the ADB Keyboard IME")
+	f.BoolVar(&o.auth, "auth", false, "ask adb for a key (any key is accepted), like a phone with USB debugging authorization")
+	f.BoolVarP(&o.verbose, "verbose", "v", false, "log every stream the adb server opens")
+	return cmd
+}
+
+// parseSize reads "1080x2400".
+func parseSize(s string) (w, h int, err error) {
+	ws, hs, ok := strings.Cut(strings.ToLower(s), "x")
+	if ok {
+		w, err = strconv.Atoi(ws)
+		if err == nil {
+			h, err = strconv.Atoi(hs)
+		}
+	}
+	if !ok || err != nil || w <= 0 || h <= 0 {
+		return 0, 0, fmt.Errorf("--size %q: want WIDTHxHEIGHT, e.g. 1080x2400", s)
+	}
+	return w, h, nil
+}
+
+// checkListenAddr validates host:port and says whether it is loopback.
+func checkListenAddr(flag, addr string) (loopback bool, err error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false, fmt.Errorf("--%s %q: want host:port, e.g. 127.0.0.1:15555", flag, addr)
+	}
+	if p, err := strconv.Atoi(port); err != nil || p < 0 || p > 65535 {
+		return false, fmt.Errorf("--%s %q: bad port", flag, addr)
+	}
+	if host == "localhost" {
+		return true, nil
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback(), nil
+}
+
+// simReady receives the bound addresses (for tests); control is "" when off.
+type simReady func(adbAddr, controlAddr string)
+
+// runSim serves one simulated phone until ctx ends.
+func runSim(ctx context.Context, o simOptions, stdout, stderr io.Writer, ready simReady) error {
+	w, h, err := parseSize(o.size)
+	if err != nil {
+		return exitWith(2, err)
+	}
+	level := slog.LevelInfo
+	if o.verbose {
+		level = slog.LevelDebug
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	for flag, addr := range map[string]string{"adb": o.adbAddr, "control": o.controlAddr} {
+		if addr == "" {
+			continue
+		}
+		loopback, err := checkListenAddr(flag, addr)
+		if err != nil {
+			return exitWith(2, err)
+		}
+		if !loopback {
+			fmt.Fprintf(stderr, "warning: --%s %s is not loopback: anyone who can reach it can drive the simulated phone\n", flag, addr)
+		}
+	}
+	phone, err := sim.New(sim.Config{
+		Width: w, Height: h,
+		Locale:        o.locale,
+		Profile:       o.profile,
+		Seed:          o.seed,
+		NoADBKeyboard: o.noADBKeyboard,
+		Logger:        logger.With("component", "sim"),
+	})
+	if err != nil {
+		return exitWith(2, err)
+	}
+	product, model, dev := phone.Model()
+	daemon, err := adbd.New(phone, adbd.Config{
+		Product: product, Model: model, Device: dev,
+		Auth:   o.auth,
+		Logger: logger.With("component", "adbd"),
+	})
+	if err != nil {
+		return exitWith(2, err)
+	}
+
+	var lc net.ListenConfig
+	adbLn, err := lc.Listen(ctx, "tcp", o.adbAddr)
+	if err != nil {
+		return exitWith(1, fmt.Errorf("listen for adb on %s: %w", o.adbAddr, err))
+	}
+	var controlLn net.Listener
+	if o.controlAddr != "" {
+		controlLn, err = lc.Listen(ctx, "tcp", o.controlAddr)
+		if err != nil {
+			adbLn.Close()
+			return exitWith(1, fmt.Errorf("listen for control on %s: %w", o.controlAddr, err))
+		}
+	}
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errs := make(chan error, 2)
+	go func() { errs <- daemon.Serve(ctx, adbLn) }()
+	var controlSrv *http.Server
+	if controlLn != nil {
+		controlSrv = &http.Server{Handler: phone.ControlHandler(), ReadHeaderTimeout: 10 * time.Second}
+		go func() {
+			if err := controlSrv.Serve(controlLn); !errors.Is(err, http.ErrServerClosed) {
+				errs <- fmt.Errorf("control server: %w", err)
+			}
+		}()
+	}
+
+	adbAddr := adbLn.Addr().String()
+	fmt.Fprintf(stdout, "simulated phone %s (%dx%d, locale %s, profile %s, seed %d) is listening for adb on %s\n",
+		model, w, h, o.locale, profileName(o.profile), o.seed, adbAddr)
+	fmt.Fprintf(stdout, "connect with:  adb connect %s\n", adbAddr)
+	controlAddr := ""
+	if controlLn != nil {
+		controlAddr = controlLn.Addr().String()
+		fmt.Fprintf(stdout, "state:         curl http://%s/state\n", controlAddr)
+		fmt.Fprintf(stdout, "reset:         curl -X POST http://%s/reset\n", controlAddr)
+	}
+	fmt.Fprintln(stdout, "press Ctrl-C to stop")
+	if ready != nil {
+		ready(adbAddr, controlAddr)
+	}
+
+	var runErr error
+	select {
+	case <-ctx.Done():
+	case runErr = <-errs:
+	}
+	cancel()
+	if controlSrv != nil {
+		shutdownCtx, stop := context.WithTimeout(context.Background(), 5*time.Second)
+		controlSrv.Shutdown(shutdownCtx)
+		stop()
+	}
+	daemon.Close()
+	if runErr != nil {
+		return exitWith(1, runErr)
+	}
+	fmt.Fprintln(stdout, "simulated phone stopped")
+	return nil
+}
+
+func profileName(p string) string {
+	if p == "" {
+		return "none"
+	}
+	return p
+}
