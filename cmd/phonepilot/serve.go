@@ -1,0 +1,327 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"phonepilot/api"
+	"phonepilot/device"
+	"phonepilot/device/adb"
+	"phonepilot/perception/frame"
+	"phonepilot/runtime"
+	"phonepilot/storage"
+)
+
+func init() { register(newServeCmd) }
+
+type serveOptions struct {
+	config  string
+	verbose bool
+}
+
+func newServeCmd() *cobra.Command {
+	var o serveOptions
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the HTTP API and the live web page",
+		Long: `Serve the JSON API (POST /v1/tasks, GET /v1/tasks, /v1/tasks/{id},
+/v1/tasks/{id}/steps, /v1/tasks/{id}/events (server-sent events),
+POST /v1/tasks/{id}/cancel, GET /v1/devices, /healthz, /v1/openapi.json) and
+the web page at /, which starts tasks and follows them live.
+
+Tasks run one at a time per device, in order; tasks on different devices run
+at once. Devices: sim or sim:NAME (an in-process simulated phone per NAME,
+kept while the server runs), adb or adb:SERIAL.
+
+Every task, step and event is recorded in --db as it happens. On start,
+tasks a previous run left running are marked interrupted.
+
+Bound beyond loopback, the server requires --token (or PHONEPILOT_TOKEN) and
+refuses to start without one; clients send Authorization: Bearer <token>.`,
+		Example: `  phonepilot serve
+  phonepilot serve --addr 0.0.0.0:8080 --token "$(openssl rand -hex 16)"
+  curl -s localhost:8080/v1/tasks -d '{"goal":"open Taobao and search Mac mini","device":"sim"}'`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runServe(cmd, o, nil)
+		},
+	}
+	f := cmd.Flags()
+	f.String("addr", "127.0.0.1:8080", "address to listen on (host:port; port 0 picks one)")
+	f.String("db", "", dbFlagHelp)
+	f.String("token", "", "bearer token clients must send (required beyond loopback); env PHONEPILOT_TOKEN")
+	f.String("planner", "rule", "planner for tasks that name none: rule or ai")
+	f.String("provider", "anthropic", "AI provider for the ai planner: anthropic or openai")
+	f.String("model", "", "AI model id (default: the provider's default)")
+	f.Int("max-steps", runtime.Defaults().MaxSteps, "most steps a task may take (and the default)")
+	f.String("sim-locale", "en", "language of the in-process simulated phones: en or zh")
+	f.String("sim-profile", "", "realism profile of the in-process simulated phones: \"\", realistic, slow or flaky")
+	f.Int64("sim-seed", 1, "seed of the simulated phones' randomness")
+	f.String("adb-server", "", "adb server address host:port (default: $ADB_SERVER_SOCKET, else 127.0.0.1:5037)")
+	f.StringVar(&o.config, "config", "", "config file (default: ./phonepilot.toml when present, or $PHONEPILOT_CONFIG)")
+	f.BoolVarP(&o.verbose, "verbose", "v", false, "log debug lines")
+	return cmd
+}
+
+// serveReady is told the bound address (tests use it).
+type serveReady func(addr string)
+
+func runServe(cmd *cobra.Command, o serveOptions, ready serveReady) error {
+	ctx := cmd.Context()
+	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	cfg, err := loadConfig(o.config, nil)
+	if err != nil {
+		return exitWith(2, err)
+	}
+	if err := cfg.applyFlags(cmd.Flags(), nil); err != nil {
+		return exitWith(2, err)
+	}
+	if err := cfg.Validate(); err != nil {
+		return exitWith(2, err)
+	}
+	if _, set := os.LookupEnv("PHONEPILOT_DB"); !set && !cmd.Flags().Changed("db") && cfg.Source == "" &&
+		cfg.Storage.DB == defaultAppConfig().Storage.DB {
+		cfg.Storage.DB = "" // nobody chose: the user's data directory (openStore)
+	}
+	if err := api.CheckBind(cfg.Serve.Addr, cfg.Serve.Token); err != nil {
+		return exitWith(2, err)
+	}
+	rc, err := cfg.runtimeConfig()
+	if err != nil {
+		return exitWith(2, err)
+	}
+	level := slog.LevelInfo
+	if o.verbose {
+		level = slog.LevelDebug
+	}
+	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))
+	rc.AI.Logger = log
+
+	store, err := openStore(ctx, cfg.Storage.DB)
+	if err != nil {
+		return exitWith(1, fmt.Errorf("open database: %w", err))
+	}
+	defer store.Close()
+
+	snapshot, err := storage.RedactConfig(cfg)
+	if err != nil {
+		return exitWith(1, err)
+	}
+	devices := newServeDevices(deviceOptions{
+		ADBServer: cfg.ADB.Server, SimLocale: cfg.Sim.Locale, SimProfile: cfg.Sim.Profile, SimSeed: cfg.Sim.Seed, Logger: log,
+	})
+	acfg := api.Defaults()
+	acfg.Token = cfg.Serve.Token
+	acfg.MaxSteps = rc.MaxSteps
+	acfg.Planners = []string{plannerName(rc.Planner)}
+	for _, p := range []string{runtime.PlannerRule, runtime.PlannerAI} {
+		if p != acfg.Planners[0] {
+			acfg.Planners = append(acfg.Planners, p)
+		}
+	}
+	acfg.Snapshot = snapshot
+	srv, err := api.New(acfg, store, devices, &runtimeRunner{base: rc, log: log}, log)
+	if err != nil {
+		return exitWith(2, err)
+	}
+	if err := srv.Start(ctx); err != nil {
+		return exitWith(1, err)
+	}
+
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", cfg.Serve.Addr)
+	if err != nil {
+		return exitWith(1, fmt.Errorf("listen on %s: %w", cfg.Serve.Addr, err))
+	}
+	hs := &http.Server{
+		Handler:           srv.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second, // event streams lift it for themselves
+		IdleTimeout:       2 * time.Minute,
+	}
+	addr := ln.Addr().String()
+	fmt.Fprintf(stdout, "phonepilot is serving on http://%s/\n", addr)
+	log.Info("serving", "addr", addr, "db", dbLabel(cfg.Storage.DB), "token", keyState(cfg.Serve.Token))
+	if ready != nil {
+		ready(addr)
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case <-ctx.Done():
+	case err := <-errc:
+		if !errors.Is(err, http.ErrServerClosed) {
+			return exitWith(1, err)
+		}
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_ = srv.Close(sctx) // running tasks end as interrupted; queued ones wait for the next start
+	_ = hs.Shutdown(sctx)
+	return nil
+}
+
+// dbLabel names the database for a log line without a DSN's password.
+func dbLabel(spec string) string {
+	if spec == "" {
+		return "default SQLite file"
+	}
+	if i := strings.Index(spec, "://"); i >= 0 {
+		if at := strings.LastIndex(spec, "@"); at > i {
+			return spec[:i+3] + "…" + spec[at:]
+		}
+	}
+	return spec
+}
+
+// runtimeRunner runs a task with the real runtime, recording it as it goes.
+type runtimeRunner struct {
+	base runtime.Config
+	log  *slog.Logger
+}
+
+var _ api.Runner = (*runtimeRunner)(nil)
+
+func (r *runtimeRunner) Run(ctx context.Context, task storage.Task, dev device.Device, rec storage.Store) api.Result {
+	cfg := r.base
+	if task.MaxSteps > 0 {
+		cfg.MaxSteps = task.MaxSteps
+	}
+	cfg.Planner = task.Planner
+	if c := cameraOf(dev); c != nil && cfg.Planner == runtime.PlannerAI && cfg.AI.Vision {
+		cfg.AI.Camera = c
+	}
+	log := r.log.With("task", task.ID)
+	runner, err := runtime.New(cfg, deviceOf(dev), runtime.Options{Logger: log, OnEvent: newRecorder(rec, task, log)})
+	if err != nil {
+		return api.Result{Status: storage.StatusFailed, Reason: err.Error()}
+	}
+	res := runner.Run(ctx, task.Goal)
+	return api.Result{Status: res.Status, Reason: res.Reason, Usage: res.Usage}
+}
+
+// simName is what may follow "sim:".
+var simName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// serveDevices opens devices for the server. Each sim or sim:NAME is one
+// in-process simulated phone kept for the server's lifetime (so a second
+// task on sim:a sees the screen the first left); adb phones are opened per
+// task through openDevice.
+type serveDevices struct {
+	opt deviceOptions
+
+	mu   sync.Mutex
+	sims map[string]*openedDevice
+}
+
+var _ api.Devices = (*serveDevices)(nil)
+
+func newServeDevices(o deviceOptions) *serveDevices {
+	return &serveDevices{opt: o, sims: map[string]*openedDevice{}}
+}
+
+func (d *serveDevices) Check(name string) error {
+	switch {
+	case name == "sim", name == "adb":
+		return nil
+	case strings.HasPrefix(name, "sim:"):
+		if !simName.MatchString(name[4:]) {
+			return fmt.Errorf("%q: the name after sim: must be 1-64 letters, digits, '.', '_' or '-'", name)
+		}
+		return nil
+	case strings.HasPrefix(name, "adb:"):
+		if len(name) == 4 || strings.ContainsAny(name, " \t\n") {
+			return fmt.Errorf("%q: give the serial after adb: (see GET /v1/devices)", name)
+		}
+		return nil
+	}
+	return fmt.Errorf("%q is not a device: use sim, sim:NAME, adb or adb:SERIAL", name)
+}
+
+// servedDevice carries the opened device's extras (camera) to the runner.
+type servedDevice struct {
+	device.Device
+	od *openedDevice
+}
+
+func deviceOf(d device.Device) device.Device {
+	if s, ok := d.(*servedDevice); ok {
+		return s.Device
+	}
+	return d
+}
+
+func cameraOf(d device.Device) frame.Camera {
+	if s, ok := d.(*servedDevice); ok && s.od.Camera != nil {
+		return s.od.Camera
+	}
+	return nil
+}
+
+func (d *serveDevices) Open(ctx context.Context, name string) (device.Device, func(), error) {
+	if name == "sim" || strings.HasPrefix(name, "sim:") {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		od, ok := d.sims[name]
+		if !ok {
+			o := d.opt
+			o.Logger = d.opt.Logger.With("device", name)
+			var err error
+			od, err = openDevice(ctx, "sim", o)
+			if err != nil {
+				return nil, nil, err
+			}
+			od.Name = name
+			d.sims[name] = od
+		}
+		return &servedDevice{Device: od.Device, od: od}, func() {}, nil
+	}
+	od, err := openDevice(ctx, name, d.opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &servedDevice{Device: od.Device, od: od}, func() { _ = od.Close() }, nil
+}
+
+func (d *serveDevices) List(ctx context.Context) ([]api.DeviceInfo, error) {
+	d.mu.Lock()
+	out := []api.DeviceInfo{{Name: "sim", Kind: "sim", State: "device"}}
+	var names []string
+	for n := range d.sims {
+		if n != "sim" {
+			names = append(names, n)
+		}
+	}
+	d.mu.Unlock()
+	sort.Strings(names)
+	for _, n := range names {
+		out = append(out, api.DeviceInfo{Name: n, Kind: "sim", State: "device"})
+	}
+	// Phones the adb server sees; no adb server is not an error here.
+	if addr, err := adbServerAddress(d.opt.ADBServer); err == nil {
+		if c, err := adb.NewClient(addr); err == nil {
+			lctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+			list, err := c.Devices(lctx)
+			cancel()
+			if err == nil {
+				for _, p := range list {
+					out = append(out, api.DeviceInfo{Name: "adb:" + p.Serial, Kind: "adb", State: p.State})
+				}
+			}
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,483 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"phonepilot/api"
+	"phonepilot/internal/testlog"
+	"phonepilot/runtime"
+	"phonepilot/storage"
+	"phonepilot/storage/postgres"
+	"phonepilot/storage/sqlite"
+)
+
+// servedAPI is the real server wiring (runtime, in-process simulators,
+// recorder) behind httptest.
+type servedAPI struct {
+	url   string
+	store storage.Store
+}
+
+func startServedAPI(t testing.TB, store storage.Store, simProfile string) *servedAPI {
+	t.Helper()
+	log := testlog.New(t)
+	devs := newServeDevices(deviceOptions{SimLocale: "en", SimProfile: simProfile, SimSeed: 1, Logger: log, ADBServer: "127.0.0.1:1"})
+	cfg := api.Defaults()
+	cfg.PollInterval = 200 * time.Millisecond
+	srv, err := api.New(cfg, store, devs, &runtimeRunner{base: runtime.Defaults(), log: log}, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv.Handler())
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		srv.Close(ctx)
+		ts.Close()
+	})
+	return &servedAPI{url: ts.URL, store: store}
+}
+
+func openTestSQLite(t testing.TB) *sqlite.Store {
+	t.Helper()
+	s, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "phonepilot.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func postTask(t testing.TB, base, goal, dev string) storage.Task {
+	t.Helper()
+	body, _ := json.Marshal(map[string]string{"goal": goal, "device": dev})
+	resp, err := http.Post(base+"/v1/tasks", "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var task storage.Task
+	if err := json.NewDecoder(resp.Body).Decode(&task); err != nil || resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("POST /v1/tasks = %d (%v)", resp.StatusCode, err)
+	}
+	return task
+}
+
+func getJSON(t testing.TB, url string, out any) int {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if out != nil {
+		if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+			t.Fatalf("GET %s: %v", url, err)
+		}
+	}
+	return resp.StatusCode
+}
+
+type streamed struct {
+	id, event, data string
+	at              time.Time
+}
+
+// readStream parses server-sent events until the stream ends or ctx is done.
+func readStream(body io.Reader, out chan<- streamed) {
+	defer close(out)
+	sc := bufio.NewScanner(body)
+	sc.Buffer(make([]byte, 1<<20), 8<<20)
+	var ev streamed
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case line == "":
+			if ev.event != "" {
+				ev.at = time.Now()
+				out <- ev
+			}
+			ev = streamed{}
+		case strings.HasPrefix(line, "id: "):
+			ev.id = line[4:]
+		case strings.HasPrefix(line, "event: "):
+			ev.event = line[7:]
+		case strings.HasPrefix(line, "data: "):
+			ev.data += line[6:]
+		}
+	}
+}
+
+// The event stream carries a task's steps on the simulator live, each with
+// the Scene it acted on.
+func TestServeEventStreamOnSimulator(t *testing.T) {
+	a := startServedAPI(t, openTestSQLite(t), "realistic")
+	task := postTask(t, a.url, "open Taobao and search Mac mini", "sim:sse")
+	resp, err := http.Get(a.url + "/v1/tasks/" + task.ID + "/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	events := make(chan streamed, 1000)
+	go readStream(resp.Body, events)
+
+	var steps []storage.Step
+	var stepSeen []time.Time
+	var end streamed
+	timeout := time.After(60 * time.Second)
+loop:
+	for {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				break loop
+			}
+			switch ev.event {
+			case "step_finished":
+				var st storage.Step
+				if err := json.Unmarshal([]byte(ev.data), &st); err != nil {
+					t.Fatalf("step_finished data: %v", err)
+				}
+				steps = append(steps, st)
+				stepSeen = append(stepSeen, ev.at)
+			case "end":
+				end = ev
+			}
+		case <-timeout:
+			t.Fatal("the stream did not end within 60 s")
+		}
+	}
+	if !strings.Contains(end.data, `"completed"`) {
+		t.Fatalf("stream ended with %q, want completed", end.data)
+	}
+	if len(steps) < 3 {
+		t.Fatalf("%d steps streamed, want at least 3", len(steps))
+	}
+	var final storage.Task
+	getJSON(t, a.url+"/v1/tasks/"+task.ID, &final)
+	if final.Finished == nil || !stepSeen[0].Before(*final.Finished) {
+		t.Errorf("the first step reached the client at %v, not before the task finished at %v: not live", stepSeen[0], final.Finished)
+	}
+	for i, st := range steps {
+		if st.Number != i+1 || st.Intent == "" || st.Call.Name == "" || len(st.Attempts) == 0 {
+			t.Errorf("step %d = %+v", i+1, st.StepRecord)
+		}
+		var sc struct {
+			Width, Height int
+			Package       string
+			Elements      []struct {
+				Index  int    `json:"index"`
+				Bounds [4]int `json:"bounds"`
+			}
+		}
+		if err := json.Unmarshal(st.Scene, &sc); err != nil || sc.Width == 0 || len(sc.Elements) == 0 {
+			t.Fatalf("step %d scene %.200s: %v", st.Number, st.Scene, err)
+		}
+		var args struct{ Element *int }
+		json.Unmarshal(st.Call.Args, &args)
+		if args.Element != nil && (*args.Element < 0 || *args.Element >= len(sc.Elements)) {
+			t.Errorf("step %d acted on element %d, not in its Scene of %d elements", st.Number, *args.Element, len(sc.Elements))
+		}
+	}
+	// What was streamed is what was stored.
+	var stored struct{ Steps []storage.Step }
+	getJSON(t, a.url+"/v1/tasks/"+task.ID+"/steps", &stored)
+	if len(stored.Steps) != len(steps) {
+		t.Errorf("%d steps stored, %d streamed", len(stored.Steps), len(steps))
+	}
+}
+
+// The recorder writes each step when it finishes and never the runtime's
+// own status (the task's owner does that).
+func TestRecorderWritesStepsAsTheyFinish(t *testing.T) {
+	store := openTestSQLite(t)
+	od, err := openDevice(t.Context(), "sim", deviceOptions{SimLocale: "en"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	task, onEvent, finish, err := startRecording(t.Context(), store, storage.Task{Goal: "open Taobao and search Mac mini", Device: "sim", Planner: "rule"}, testlog.New(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stepsWhenFinished []int
+	wrapped := func(ev runtime.Event) {
+		onEvent(ev)
+		if ev.Type == runtime.EventStepFinished {
+			st, _ := store.Steps(context.Background(), task.ID)
+			stepsWhenFinished = append(stepsWhenFinished, len(st))
+		}
+	}
+	r, err := runtime.New(runtime.Defaults(), od.Device, runtime.Options{OnEvent: wrapped})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := r.Run(t.Context(), task.Goal)
+	finish(res)
+	for i, n := range stepsWhenFinished {
+		if n != i+1 {
+			t.Errorf("after step %d finished, %d steps were stored", i+1, n)
+		}
+	}
+	got, _ := store.Task(t.Context(), task.ID)
+	if got.Status != storage.StatusCompleted || got.Finished == nil || got.Reason == "" {
+		t.Errorf("recorded task = %+v", got)
+	}
+	events, _ := store.Events(t.Context(), task.ID, 0, 0)
+	statuses := 0
+	for _, e := range events {
+		if e.Type == "status" {
+			statuses++
+		}
+		if e.Type == "scene_observed" && bytes.Contains(e.Data, []byte(`"elements":[`)) {
+			t.Errorf("an event stores a whole Scene: %.100s", e.Data)
+		}
+	}
+	if statuses != 2 {
+		t.Errorf("%d status events, want running and completed", statuses)
+	}
+}
+
+func ppCLI(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	root := newRootCmd()
+	var out bytes.Buffer
+	root.SetOut(&out)
+	root.SetErr(&out)
+	root.SetArgs(args)
+	err := root.ExecuteContext(t.Context())
+	return out.String(), err
+}
+
+func TestTasksAndShowCommands(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "pp.db")
+	store, err := sqlite.Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	od, _ := openDevice(t.Context(), "sim", deviceOptions{SimLocale: "en"})
+	task, onEvent, finish, err := startRecording(t.Context(), store, storage.Task{Goal: "open Taobao and search Mac mini", Device: "sim", Planner: "rule"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _ := runtime.New(runtime.Defaults(), od.Device, runtime.Options{OnEvent: onEvent})
+	finish(r.Run(t.Context(), task.Goal))
+	store.CreateTask(t.Context(), storage.Task{Goal: "second", Device: "sim:b", Planner: "rule"})
+	store.Close()
+
+	out, err := ppCLI(t, "tasks", "--db", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], "ID") || !strings.Contains(lines[1], "queued") || !strings.Contains(lines[2], task.ID) || !strings.Contains(lines[2], "completed") {
+		t.Errorf("tasks output:\n%s", out)
+	}
+	out, _ = ppCLI(t, "tasks", "--db", path, "--status", "completed", "--json")
+	var page storage.Page
+	if err := json.Unmarshal([]byte(out), &page); err != nil || len(page.Tasks) != 1 || page.Tasks[0].ID != task.ID {
+		t.Errorf("tasks --json --status completed: %v\n%s", err, out)
+	}
+	if _, err := ppCLI(t, "tasks", "--db", path, "--status", "asleep"); err == nil || !strings.Contains(err.Error(), "--status") {
+		t.Errorf("bad --status: %v", err)
+	}
+
+	out, err = ppCLI(t, "show", "--db", path, task.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{task.ID, "open Taobao and search Mac mini", "completed", "launch_app", "type_text", "Mac mini"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("show output lacks %q:\n%s", want, out)
+		}
+	}
+	out, _ = ppCLI(t, "show", "--db", path, "--json", task.ID)
+	var doc struct {
+		Task  storage.Task
+		Steps []storage.Step
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Steps) < 3 || len(doc.Steps[0].Scene) == 0 {
+		t.Errorf("show --json: %v (%d steps)", err, len(doc.Steps))
+	}
+	if _, err := ppCLI(t, "show", "--db", path, "nope"); err == nil || !strings.Contains(err.Error(), "no task") {
+		t.Errorf("show missing: %v", err)
+	}
+}
+
+func TestServeRefusesPublicAddressWithoutToken(t *testing.T) {
+	t.Setenv("PHONEPILOT_TOKEN", "")
+	os.Unsetenv("PHONEPILOT_TOKEN")
+	_, err := ppCLI(t, "serve", "--addr", "0.0.0.0:0", "--db", filepath.Join(t.TempDir(), "x.db"))
+	ee, ok := err.(*exitError)
+	if !ok || ee.code != 2 || !strings.Contains(err.Error(), "token") {
+		t.Errorf("serve on 0.0.0.0 without a token: %v, want exit 2 asking for a token", err)
+	}
+}
+
+// 50 tasks on 50 in-process simulators through the API all complete. The
+// test logs throughput and the latency of the API calls.
+func TestFiftyTasksOnFiftySimulators(t *testing.T) {
+	t.Run("sqlite", func(t *testing.T) { fiftyTasks(t, openTestSQLite(t)) })
+	t.Run("postgres", func(t *testing.T) {
+		dsn := os.Getenv("PHONEPILOT_TEST_POSTGRES")
+		if dsn == "" {
+			if os.Getenv("PHONEPILOT_INTEGRATION") == "1" {
+				t.Fatal("PHONEPILOT_INTEGRATION=1 but PHONEPILOT_TEST_POSTGRES is unset (eval \"$(scripts/pg-start.sh)\")")
+			}
+			t.Skip("PHONEPILOT_TEST_POSTGRES not set (eval \"$(scripts/pg-start.sh)\")")
+		}
+		fiftyTasks(t, openTestPostgres(t, dsn))
+	})
+}
+
+// openTestPostgres opens a store in a fresh schema of the test server.
+func openTestPostgres(t testing.TB, dsn string) storage.Store {
+	t.Helper()
+	schema := fmt.Sprintf("pp_cmd_%d", time.Now().UnixNano())
+	db, err := sql.Open("pgx", dsn) // the driver storage/postgres registers
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("CREATE SCHEMA " + schema); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Exec("DROP SCHEMA " + schema + " CASCADE"); db.Close() })
+	sep := "?"
+	if strings.Contains(dsn, "?") {
+		sep = "&"
+	}
+	s, err := postgres.Open(context.Background(), dsn+sep+"search_path="+schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func fiftyTasks(t *testing.T, store storage.Store) {
+	const n = 50
+	a := startServedAPI(t, store, "")
+	type call struct {
+		kind string
+		d    time.Duration
+	}
+	var (
+		mu    sync.Mutex
+		calls []call
+	)
+	timed := func(kind string, f func()) {
+		start := time.Now()
+		f()
+		mu.Lock()
+		calls = append(calls, call{kind, time.Since(start)})
+		mu.Unlock()
+	}
+	start := time.Now()
+	ids := make([]string, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			timed("POST /v1/tasks", func() {
+				ids[i] = postTask(t, a.url, "open Taobao and search Mac mini", fmt.Sprintf("sim:bench%02d", i)).ID
+			})
+		})
+	}
+	wg.Wait()
+	final := make([]storage.Task, n)
+	for i := range n {
+		wg.Go(func() {
+			deadline := time.Now().Add(90 * time.Second)
+			for {
+				var task storage.Task
+				timed("GET /v1/tasks/{id}", func() { getJSON(t, a.url+"/v1/tasks/"+ids[i], &task) })
+				if storage.Terminal(task.Status) || time.Now().After(deadline) {
+					final[i] = task
+					return
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+		})
+	}
+	// Someone watching the list meanwhile.
+	stopList := make(chan struct{})
+	var lw sync.WaitGroup
+	lw.Go(func() {
+		for {
+			select {
+			case <-stopList:
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+			timed("GET /v1/tasks", func() { getJSON(t, a.url+"/v1/tasks?limit=50", nil) })
+		}
+	})
+	wg.Wait()
+	close(stopList)
+	lw.Wait()
+	elapsed := time.Since(start)
+
+	completed := 0
+	for i, task := range final {
+		if task.Status == storage.StatusCompleted {
+			completed++
+		} else {
+			t.Errorf("task %d on sim:bench%02d: %s %q", i, i, task.Status, task.Reason)
+		}
+	}
+	for _, id := range ids[:3] {
+		var steps struct{ Steps []storage.Step }
+		timed("GET /v1/tasks/{id}/steps", func() { getJSON(t, a.url+"/v1/tasks/"+id+"/steps", &steps) })
+		if len(steps.Steps) < 3 {
+			t.Errorf("task %s recorded %d steps", id, len(steps.Steps))
+		}
+	}
+	byKind := map[string][]time.Duration{}
+	var all []time.Duration
+	for _, c := range calls {
+		byKind[c.kind] = append(byKind[c.kind], c.d)
+		all = append(all, c.d)
+	}
+	t.Logf("%d/%d tasks completed in %s: %.1f tasks/s; %d API calls, %.0f calls/s",
+		completed, n, elapsed.Round(time.Millisecond), float64(completed)/elapsed.Seconds(), len(all), float64(len(all))/elapsed.Seconds())
+	kinds := make([]string, 0, len(byKind))
+	for k := range byKind {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	for _, k := range append(kinds, "all") {
+		ds := byKind[k]
+		if k == "all" {
+			ds = all
+		}
+		p50, p99 := percentile(ds, 50), percentile(ds, 99)
+		t.Logf("  %-26s n=%-5d p50=%-10s p99=%s", k, len(ds), p50.Round(10*time.Microsecond), p99.Round(10*time.Microsecond))
+	}
+}
+
+func percentile(ds []time.Duration, p int) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	i := (len(s)*p + 99) / 100
+	return s[min(max(i-1, 0), len(s)-1)]
+}

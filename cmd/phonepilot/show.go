@@ -1,0 +1,85 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"phonepilot/storage"
+)
+
+func init() { register(newShowCmd) }
+
+func newShowCmd() *cobra.Command {
+	var (
+		db     string
+		asJSON bool
+	)
+	cmd := &cobra.Command{
+		Use:   "show ID",
+		Short: "Show a recorded task and its steps",
+		Example: `  phonepilot show t01jd5k2m8x9q7r3s4t5v
+  phonepilot show t01jd5k2m8x9q7r3s4t5v --json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			store, err := openStore(cmd.Context(), db)
+			if err != nil {
+				return exitWith(1, err)
+			}
+			defer store.Close()
+			task, err := store.Task(cmd.Context(), args[0])
+			if errors.Is(err, storage.ErrNotFound) {
+				return exitWith(1, fmt.Errorf("no task %q (phonepilot tasks lists them)", args[0]))
+			}
+			if err != nil {
+				return exitWith(1, err)
+			}
+			steps, err := store.Steps(cmd.Context(), task.ID)
+			if err != nil {
+				return exitWith(1, err)
+			}
+			if asJSON {
+				return writeJSONOut(cmd.OutOrStdout(), map[string]any{"task": task, "steps": steps})
+			}
+			printTask(cmd.OutOrStdout(), task, steps)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&db, "db", "", dbFlagHelp)
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON (steps include their Scene)")
+	return cmd
+}
+
+func printTask(w io.Writer, t storage.Task, steps []storage.Step) {
+	fmt.Fprintf(w, "task     %s\n", t.ID)
+	fmt.Fprintf(w, "goal     %s\n", t.Goal)
+	fmt.Fprintf(w, "device   %s   planner %s   max steps %d\n", t.Device, t.Planner, t.MaxSteps)
+	status := t.Status
+	if t.Reason != "" {
+		status += ": " + t.Reason
+	}
+	fmt.Fprintf(w, "status   %s\n", status)
+	fmt.Fprintf(w, "created  %s   took %s\n", t.Created.Local().Format(time.DateTime), took(t))
+	if t.Usage.InputTokens+t.Usage.OutputTokens > 0 {
+		fmt.Fprintf(w, "tokens   %d in, %d out\n", t.Usage.InputTokens, t.Usage.OutputTokens)
+	}
+	if len(steps) == 0 {
+		fmt.Fprintln(w, "no steps recorded")
+		return
+	}
+	fmt.Fprintln(w)
+	for _, s := range steps {
+		fmt.Fprintf(w, "%3d  %-9s %-8s %s\n", s.Number, s.Status, s.Duration.Round(time.Millisecond), s.Intent)
+		fmt.Fprintf(w, "     %s\n", s.Call.String())
+		for _, a := range s.Attempts {
+			fmt.Fprintf(w, "     try %d: %s\n", a.Number, oneLine(a.Result, 100))
+		}
+		if s.Reason != "" && !strings.EqualFold(s.Status, "succeeded") {
+			fmt.Fprintf(w, "     reason: %s\n", oneLine(s.Reason, 100))
+		}
+	}
+}

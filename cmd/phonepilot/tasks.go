@@ -1,0 +1,127 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"phonepilot/storage"
+	"phonepilot/storage/postgres"
+	"phonepilot/storage/sqlite"
+)
+
+func init() { register(newTasksCmd) }
+
+// dbFlagHelp documents --db wherever it appears.
+const dbFlagHelp = "database: a SQLite file path (default ~/.local/share/phonepilot/phonepilot.db) or a postgres:// URL; env PHONEPILOT_DB"
+
+// openStore opens the store --db names: a postgres:// (or postgresql://)
+// URL, a SQLite path (optionally "sqlite:" prefixed), or, when empty,
+// PHONEPILOT_DB or the SQLite file in the user's data directory.
+func openStore(ctx context.Context, spec string) (storage.Store, error) {
+	if spec == "" {
+		spec = os.Getenv("PHONEPILOT_DB")
+	}
+	switch {
+	case strings.HasPrefix(spec, "postgres://"), strings.HasPrefix(spec, "postgresql://"):
+		return postgres.Open(ctx, spec)
+	case spec == "":
+		p, err := sqlite.DefaultPath()
+		if err != nil {
+			return nil, err
+		}
+		return sqlite.Open(ctx, p)
+	}
+	return sqlite.Open(ctx, strings.TrimPrefix(spec, "sqlite:"))
+}
+
+func newTasksCmd() *cobra.Command {
+	var (
+		db, status string
+		limit      int
+		asJSON     bool
+	)
+	cmd := &cobra.Command{
+		Use:   "tasks",
+		Short: "List recorded tasks, newest first",
+		Example: `  phonepilot tasks
+  phonepilot tasks --status failed --limit 5
+  phonepilot tasks --db postgres://pp@db/phonepilot --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if status != "" && !storage.ValidStatus(status) {
+				return exitWith(2, fmt.Errorf("--status %q: want one of %s", status, strings.Join(storage.Statuses, ", ")))
+			}
+			if limit < 1 || limit > storage.MaxPage {
+				return exitWith(2, fmt.Errorf("--limit %d: want 1..%d", limit, storage.MaxPage))
+			}
+			store, err := openStore(cmd.Context(), db)
+			if err != nil {
+				return exitWith(1, err)
+			}
+			defer store.Close()
+			page, err := store.ListTasks(cmd.Context(), storage.Query{Status: status, Limit: limit})
+			if err != nil {
+				return exitWith(1, err)
+			}
+			if asJSON {
+				return writeJSONOut(cmd.OutOrStdout(), page)
+			}
+			printTasks(cmd.OutOrStdout(), page.Tasks)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&db, "db", "", dbFlagHelp)
+	f.StringVar(&status, "status", "", "only tasks with this status: "+strings.Join(storage.Statuses, ", "))
+	f.IntVar(&limit, "limit", 20, "how many tasks")
+	f.BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func writeJSONOut(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func printTasks(w io.Writer, tasks []storage.Task) {
+	if len(tasks) == 0 {
+		fmt.Fprintln(w, "no tasks")
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tSTATUS\tDEVICE\tCREATED\tTOOK\tGOAL")
+	for _, t := range tasks {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Status, t.Device,
+			t.Created.Local().Format("2006-01-02 15:04:05"), took(t), oneLine(t.Goal, 60))
+	}
+	tw.Flush()
+}
+
+// took is how long the task ran ("-" if it has not).
+func took(t storage.Task) string {
+	if t.Started == nil {
+		return "-"
+	}
+	end := time.Now()
+	if t.Finished != nil {
+		end = *t.Finished
+	}
+	return end.Sub(*t.Started).Round(10 * time.Millisecond).String()
+}
+
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
