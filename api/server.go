@@ -10,9 +10,9 @@ package api
 
 import (
 	"context"
-	"encoding/json"
 	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"

@@ -4,7 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"database/sql"
-		"net/url"
+	"net/url"
 	"os"
 	"strings"
 	"testing"
