@@ -368,3 +368,30 @@ func TestHiddenNodesAreLeftOut(t *testing.T) {
 		t.Errorf("got %+v", sc.Elements)
 	}
 }
+
+func TestDeepNestingParsesAndLists(t *testing.T) {
+	// The parser and the listing are iterative: a pathological depth is
+	// neither a stack overflow nor a quadratic walk.
+	const depth = 20000
+	var b bytes.Buffer
+	b.WriteString(`<hierarchy rotation="0">`)
+	for i := 0; i < depth; i++ {
+		b.WriteString(`<node class="android.widget.FrameLayout" package="p" clickable="true" bounds="[0,0][100,100]">`)
+	}
+	b.WriteString(`<node text="leaf" class="android.widget.TextView" package="p" bounds="[0,0][10,10]"/>`)
+	for i := 0; i < depth; i++ {
+		b.WriteString(`</node>`)
+	}
+	b.WriteString(`</hierarchy>`)
+	sc := mustParse(t, b.Bytes())
+	if len(sc.Elements) != depth+1 || sc.Elements[depth].Depth != depth {
+		t.Fatalf("%d elements, leaf depth %d", len(sc.Elements), sc.Elements[len(sc.Elements)-1].Depth)
+	}
+	// The innermost clickable takes the leaf's label.
+	if !strings.Contains(sc.Listing(), `[19999] FrameLayout "leaf" clickable`) {
+		t.Error("innermost clickable did not take the leaf label")
+	}
+	if e, ok := sc.Resolve(scene.Selector{Value: "leaf", Clickable: true}); !ok || e.Index != depth-1 {
+		t.Errorf("resolved to %d, want %d", e.Index, depth-1)
+	}
+}
