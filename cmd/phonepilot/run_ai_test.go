@@ -121,8 +121,10 @@ func TestRunAIPlannerOnTheSimulator(t *testing.T) {
 			if provider == "openai" {
 				base += "/v1"
 			}
-			code, stdout, stderr := runAI(t, "run", "--device", "sim", "--planner", "ai", "--provider", provider,
-				"--base-url", base, "--json", "-v", aiGoal)
+			// A 720x1600 phone: screenshots are still downscaled (to
+			// 705x1568) but cost less to render on a busy CI machine.
+			code, stdout, stderr := runAI(t, "run", "--device", "sim", "--sim-width", "720", "--sim-height", "1600",
+				"--planner", "ai", "--provider", provider, "--base-url", base, "--json", "-v", aiGoal)
 			var doc runDoc
 			if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
 				t.Fatalf("exit %d; stdout is not the JSON result: %v\n%s\nstderr:\n%s", code, err, stdout, stderr)
@@ -142,7 +144,7 @@ func TestRunAIPlannerOnTheSimulator(t *testing.T) {
 				if tr.Provider != provider || tr.Images != 1 || tr.Auth != "Bearer "+key {
 					t.Errorf("turn %d: provider %s, %d images, auth %q; want %s with exactly one screenshot and the key", tr.N, tr.Provider, tr.Images, tr.Auth, provider)
 				}
-				if !strings.Contains(tr.Listing, "Screen 1080x2400") {
+				if !strings.Contains(tr.Listing, "Screen 720x1600") {
 					t.Errorf("turn %d has no Scene listing", tr.N)
 				}
 			}
@@ -151,6 +153,11 @@ func TestRunAIPlannerOnTheSimulator(t *testing.T) {
 			}
 			if doc.Usage.InputTokens == 0 || doc.Usage.OutputTokens == 0 {
 				t.Errorf("task usage %+v, want the tokens counted", doc.Usage)
+			}
+			for i, s := range doc.Steps {
+				if s.Usage == nil || s.Usage.InputTokens == 0 {
+					t.Errorf("step %d keeps no token usage", i+1)
+				}
 			}
 			if strings.Contains(stdout+stderr, key) {
 				t.Errorf("the API key appears in the output")
@@ -185,7 +192,7 @@ func TestAIPlannerEnabledViaConfiguration(t *testing.T) {
 	t.Setenv("PHONEPILOT_AI_MODEL", "claude-test-model")
 	t.Setenv("PHONEPILOT_AI_BASE_URL", srv.URL)
 	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-env")
-	code, stdout, stderr := runAI(t, "run", "--device", "sim", "--json", aiGoal)
+	code, stdout, stderr := runAI(t, "run", "--device", "sim", "--sim-width", "720", "--sim-height", "1600", "--json", aiGoal)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
@@ -297,5 +304,25 @@ func TestRunAIPlannerWithAFailingCamera(t *testing.T) {
 				t.Errorf("the missing screenshot was not logged")
 			}
 		})
+	}
+}
+
+func TestRunAIModelSignalsItCannotCompleteTheGoal(t *testing.T) {
+	hermetic(t)
+	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+	srv := aitest.NewModelServer(t, func(aitest.Turn) (string, string) {
+		return "finish_task", `{"success":false,"reason":"Taobao asks for a login first"}`
+	})
+	code, stdout, stderr := runAI(t, "run", "--device", "sim", "--planner", "ai", "--provider", "anthropic",
+		"--base-url", srv.URL, "--json", aiGoal)
+	var doc runDoc
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatalf("exit %d: %v\n%s\n%s", code, err, stdout, stderr)
+	}
+	if code != 1 || doc.Status != "failed" || !strings.Contains(doc.Reason, "Taobao asks for a login first") {
+		t.Errorf("exit %d status %s reason %q, want failed with the model's reason", code, doc.Status, doc.Reason)
+	}
+	if n := len(srv.Turns()); n != 1 || len(doc.Steps) != 0 {
+		t.Errorf("%d model turns and %d steps, want 1 and none: no planning after the failure signal", n, len(doc.Steps))
 	}
 }
