@@ -224,3 +224,44 @@ func labels(sc *scene.Scene) []string {
 	}
 	return out
 }
+
+// TestRealADBConcurrentCommands runs several adb clients at once; they
+// share the one transport, so their streams interleave on the wire.
+func TestRealADBConcurrentCommands(t *testing.T) {
+	env := startSim(t, "en")
+	want, err := env.ADB("exec-out", "screencap", "-p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, 12)
+	for i := range 12 {
+		go func() {
+			switch i % 3 {
+			case 0:
+				got, err := env.ADB("exec-out", "screencap", "-p")
+				if err == nil && !bytes.Equal(got, want) {
+					err = fmt.Errorf("screencap %d: %d bytes differ from the first %d", i, len(got), len(want))
+				}
+				errs <- err
+			case 1:
+				got, err := env.ADB("exec-out", "uiautomator", "dump", "/dev/tty")
+				if err == nil {
+					_, err = perception.Parse(got, perception.Options{})
+				}
+				errs <- err
+			default:
+				msg := fmt.Sprintf("client-%d", i)
+				got, err := env.ADB("shell", "echo", msg)
+				if err == nil && string(got) != msg+"\n" {
+					err = fmt.Errorf("echo %d: %q", i, got)
+				}
+				errs <- err
+			}
+		}()
+	}
+	for range 12 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}

@@ -1,0 +1,138 @@
+package sim
+
+import (
+	"bytes"
+	"fmt"
+	"image"
+	"image/png"
+	"os"
+	"path/filepath"
+	"testing"
+
+	xdraw "golang.org/x/image/draw"
+)
+
+// goldenScreens are the screens whose screenshots are kept as golden PNGs
+// (downscaled to 270 px wide), in both locales.
+var goldenScreens = []struct {
+	name  string
+	setup func(v *drive)
+}{
+	{"launcher", func(v *drive) {}},
+	{"taobao_home_promo", func(v *drive) { v.launch("com.taobao.taobao") }},
+	{"taobao_search", func(v *drive) {
+		v.launch("com.taobao.taobao")
+		v.tapID("com.taobao.taobao:id/poplayer_close")
+		v.tapID("com.taobao.taobao:id/home_searchbar")
+		v.typeText("Mac mini")
+	}},
+	{"taobao_results", func(v *drive) { v.searchTaobao("Mac mini") }},
+	{"taobao_detail", func(v *drive) {
+		v.searchTaobao("Mac mini")
+		v.tapID("com.taobao.taobao:id/search_item")
+	}},
+	{"settings", func(v *drive) { v.launch("com.android.settings") }},
+	{"clock_alarms", func(v *drive) { v.launch("com.google.android.deskclock") }},
+	{"messages_conversation", func(v *drive) {
+		v.launch("com.google.android.apps.messaging")
+		v.tapID("com.google.android.apps.messaging:id/start_chat_fab")
+		v.typeText("Alice Chen")
+		v.tapID("com.google.android.apps.messaging:id/compose_message_text")
+		v.typeText("See you at 7")
+		v.tapID("com.google.android.apps.messaging:id/send_message_button_icon")
+	}},
+}
+
+const goldenWidth = 270
+
+func TestGoldenScreenshots(t *testing.T) {
+	update := os.Getenv("UPDATE_GOLDEN") == "1"
+	for _, loc := range []string{"en", "zh"} {
+		for _, gs := range goldenScreens {
+			name := fmt.Sprintf("%s_%s", gs.name, loc)
+			t.Run(name, func(t *testing.T) {
+				if loc == "zh" && !HasCJKFont() {
+					t.Skipf("CJK font %s missing (Debian package fonts-noto-cjk); zh screenshots would show boxes", CJKFontPath)
+				}
+				v := newDrive(t, Config{Locale: loc})
+				gs.setup(v)
+				fr, err := v.d.Capture(t.Context())
+				if err != nil {
+					t.Fatal(err)
+				}
+				full, err := png.Decode(bytes.NewReader(fr.PNG()))
+				if err != nil {
+					t.Fatalf("screenshot is not a PNG: %v", err)
+				}
+				if dir := os.Getenv("SIM_SCREENSHOT_DIR"); dir != "" {
+					// full-size copies for looking at the screens by eye
+					os.WriteFile(filepath.Join(dir, name+".png"), fr.PNG(), 0o644)
+				}
+				small := downscale(full, goldenWidth)
+				file := filepath.Join("testdata", "golden", name+".png")
+				if update {
+					var b bytes.Buffer
+					if err := (&png.Encoder{CompressionLevel: png.BestCompression}).Encode(&b, small); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.WriteFile(file, b.Bytes(), 0o644); err != nil {
+						t.Fatal(err)
+					}
+					return
+				}
+				f, err := os.Open(file)
+				if err != nil {
+					t.Fatalf("golden %s missing (run with UPDATE_GOLDEN=1): %v", file, err)
+				}
+				defer f.Close()
+				want, err := png.Decode(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := pixelDiff(small, want); diff > 0.01 {
+					out := filepath.Join(t.TempDir(), name+".png")
+					var b bytes.Buffer
+					png.Encode(&b, small)
+					os.WriteFile(out, b.Bytes(), 0o644)
+					t.Errorf("%s differs from golden in %.1f%% of pixels (tolerance 1%%); got %s", name, diff*100, out)
+				}
+			})
+		}
+	}
+}
+
+func downscale(src image.Image, width int) *image.RGBA {
+	b := src.Bounds()
+	h := b.Dy() * width / b.Dx()
+	dst := image.NewRGBA(image.Rect(0, 0, width, h))
+	xdraw.BiLinear.Scale(dst, dst.Bounds(), src, b, xdraw.Src, nil)
+	return dst
+}
+
+// pixelDiff is the fraction of pixels where some channel differs by more
+// than 40 (anti-aliasing and font hinting stay under it).
+func pixelDiff(a, b image.Image) float64 {
+	if a.Bounds() != b.Bounds() {
+		return 1
+	}
+	n, bad := 0, 0
+	r := a.Bounds()
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			r1, g1, b1, _ := a.At(x, y).RGBA()
+			r2, g2, b2, _ := b.At(x, y).RGBA()
+			n++
+			if absDiff(r1, r2) > 40<<8 || absDiff(g1, g2) > 40<<8 || absDiff(b1, b2) > 40<<8 {
+				bad++
+			}
+		}
+	}
+	return float64(bad) / float64(n)
+}
+
+func absDiff(a, b uint32) uint32 {
+	if a > b {
+		return a - b
+	}
+	return b - a
+}
