@@ -733,3 +733,23 @@ func BenchmarkScreenshotDownscale(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPlanOverhead is the planner's own cost per decision (prompt,
+// history, validation) with an instant model and no screenshot: what a
+// step pays on top of the model call.
+func BenchmarkPlanOverhead(b *testing.B) {
+	var hist []plan.StepRecord
+	for i := 1; i <= 40; i++ {
+		hist = append(hist, step(i, `tap {"element":2}`, plan.StepSucceeded, true))
+	}
+	fp := &fakeProvider{script: []func(ai.Request) (ai.Reply, error){answer(`tap {"element":7}`)}}
+	p := ai.NewWithProvider(ai.Config{Provider: "fake"}, fp)
+	in := input(aitest.TaobaoResults(), hist...)
+	b.ResetTimer()
+	for range b.N {
+		fp.reqs = fp.reqs[:0]
+		if _, err := p.Plan(context.Background(), in); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
