@@ -95,11 +95,12 @@ func CheckPNG(b []byte) (width, height int, err error) {
 }
 
 // isBlackPNG reports an image whose every pixel is (near) black: what a
-// secure surface looks like on many phones. Only images that compress to
-// very few bytes per pixel can be uniform, so big real screenshots are not
-// decoded at all.
+// secure surface looks like on many phones. A uniform image deflates about
+// 1000:1 (an all-black 1080x2400 RGBA PNG is ~13 KB), so only files under
+// about one byte per 100 pixels can be black; real screenshots are larger
+// and are not decoded at all.
 func isBlackPNG(b []byte, w, h int) (bool, error) {
-	if len(b) > w*h/50+4096 {
+	if len(b) > w*h/100+2048 {
 		return false, nil
 	}
 	img, err := png.Decode(bytes.NewReader(b))
@@ -109,13 +110,37 @@ func isBlackPNG(b []byte, w, h int) (bool, error) {
 	return allBlack(img), nil
 }
 
+// nearBlack is the brightest 8-bit channel value still counted as black
+// (dithering and panel noise).
+const nearBlack = 8
+
 func allBlack(img image.Image) bool {
+	switch m := img.(type) {
+	case *image.RGBA:
+		return blackPix(m.Pix, 4)
+	case *image.NRGBA:
+		return blackPix(m.Pix, 4)
+	case *image.Gray:
+		return blackPix(m.Pix, 1)
+	}
 	r := img.Bounds()
 	for y := r.Min.Y; y < r.Max.Y; y++ {
 		for x := r.Min.X; x < r.Max.X; x++ {
 			cr, cg, cb, _ := img.At(x, y).RGBA()
-			// 8-bit 8 or less per channel counts as black (dithering).
-			if cr > 8*257 || cg > 8*257 || cb > 8*257 {
+			if cr > nearBlack*257 || cg > nearBlack*257 || cb > nearBlack*257 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// blackPix checks the colour channels of packed pixels (alpha ignored).
+func blackPix(pix []byte, stride int) bool {
+	channels := min(stride, 3)
+	for i := 0; i+channels <= len(pix); i += stride {
+		for c := range channels {
+			if pix[i+c] > nearBlack {
 				return false
 			}
 		}

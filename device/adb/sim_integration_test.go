@@ -226,9 +226,28 @@ func TestSimStopsMidCall(t *testing.T) {
 			}
 		}
 	}()
+	// And one command that is certainly in flight: it runs for 20 s.
+	long := make(chan result, 1)
+	go func() {
+		_, err := d.run(t.Context(), 30*time.Second, "sleep 20")
+		long <- result{err, time.Now()}
+	}()
 	time.Sleep(500 * time.Millisecond)
 	stopped := time.Now()
 	env.StopPhone()
+	select {
+	case r := <-long:
+		if !errors.Is(r.err, device.ErrDisconnected) {
+			t.Errorf("command in flight when the phone stopped = %v; want ErrDisconnected", r.err)
+		}
+		if el := r.at.Sub(stopped); el > 5*time.Second {
+			t.Errorf("in-flight command failed %v after the stop; want within 5s", el)
+		} else {
+			t.Logf("in-flight command: ErrDisconnected %v after the stop: %v", el, r.err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Error("in-flight command still hanging 15s after the phone stopped")
+	}
 	select {
 	case r := <-done:
 		if !errors.Is(r.err, device.ErrDisconnected) {
