@@ -7,8 +7,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"phonepilot/internal/testlog"
+	"phonepilot/perception/frame"
 	"phonepilot/plan"
 	"phonepilot/plan/ai"
 	"phonepilot/plan/ai/aitest"
@@ -85,5 +87,44 @@ func TestProviderResponseResolvesToASingleDecision(t *testing.T) {
 	}
 	if !reflect.DeepEqual(decisions[0], decisions[1]) {
 		t.Errorf("the providers' decisions differ:\n%+v\n%+v", decisions[0], decisions[1])
+	}
+}
+
+// smallCamera returns a tiny screenshot so the golden bodies stay small.
+type smallCamera struct{ png []byte }
+
+func (c smallCamera) Capture(context.Context) (frame.Frame, error) {
+	return frame.New(c.png, 9, 20, time.Unix(0, 0)), nil
+}
+
+func TestPlannerRequestBodiesGolden(t *testing.T) {
+	// The whole request as each API receives it from the planner: the
+	// contract's tools with their schemas, tool_choice and the parallel
+	// flag, the history as paired tool calls and results, and the image
+	// beside the listing in the current turn.
+	hist := []plan.StepRecord{
+		step(1, `launch_app {"app":"Taobao"}`, plan.StepSucceeded, true),
+		step(2, `tap {"element":2}`, plan.StepFailed, false),
+	}
+	hist[1].Reason = "the screen did not change after 3 attempts"
+	cam := smallCamera{png: aitest.PNG(t, 9, 20)}
+	for _, name := range []string{"anthropic", "openai"} {
+		t.Run(name, func(t *testing.T) {
+			srv := aitest.NewModelServer(t, tapSearchField)
+			cfg := ai.Defaults()
+			cfg.Provider, cfg.APIKey, cfg.BaseURL, cfg.Camera = name, "k", baseURL(name, srv.URL), cam
+			p, err := ai.New(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := p.Plan(context.Background(), input(aitest.TaobaoHome(), hist...)); err != nil {
+				t.Fatal(err)
+			}
+			turns := srv.Turns()
+			if len(turns) != 1 || turns[0].Images != 1 {
+				t.Fatalf("turns %d, images %d; want one request with one image", len(turns), turns[0].Images)
+			}
+			aitest.Golden(t, "request_"+name+".golden.json", aitest.PrettyJSON(t, turns[0].Body))
+		})
 	}
 }
