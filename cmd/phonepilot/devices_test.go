@@ -157,3 +157,28 @@ func TestOpenDeviceADBServerSocketEnv(t *testing.T) {
 		t.Errorf("bad env = %v; want an error naming ADB_SERVER_SOCKET", err)
 	}
 }
+
+func TestOpenDeviceSim(t *testing.T) {
+	od, err := openDevice(t.Context(), "sim", deviceOptions{SimLocale: "zh", SimWidth: 720, SimHeight: 1600, SimSeed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer od.Close()
+	if od.Name != "sim" || od.Camera == nil || od.State == nil {
+		t.Fatalf("sim opened = %+v; want a camera and a state reporter", od)
+	}
+	sc, err := od.Device.Scene(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.Width != 720 || sc.Height != 1600 {
+		t.Errorf("sim scene %dx%d; want the --sim-width/--sim-height 720x1600", sc.Width, sc.Height)
+	}
+	st, err := od.State.State(t.Context())
+	if err != nil || !strings.Contains(string(st), `"locale":"zh"`) {
+		t.Errorf("state = %s, %v; want locale zh", st, err)
+	}
+	if _, err := openDevice(t.Context(), "sim", deviceOptions{SimLocale: "fr"}); !errors.Is(err, errDeviceSpec) || !strings.Contains(err.Error(), "fr") {
+		t.Errorf("sim with locale fr = %v; want errDeviceSpec naming the locale", err)
+	}
+}
