@@ -455,12 +455,13 @@ func cmdUIAutomator(p *Phone, e *cmdEnv) int {
 	}
 	p.mu.Lock()
 	delay := p.dumpDelay()
+	start := p.now()
 	p.mu.Unlock()
 	if err := p.cfg.Clock.Sleep(e.ctx, delay); err != nil {
 		return 130
 	}
 	p.mu.Lock()
-	xml, err := p.dumpLocked(p.now(), compressed)
+	xml, err := p.dumpSince(start, p.now(), compressed)
 	if err == nil && file != "/dev/tty" {
 		err = p.writeFileLocked(file, xml, 0o660, false)
 		if err != nil {

@@ -40,12 +40,13 @@ func (d *Device) Scene(ctx context.Context) (*scene.Scene, error) {
 	p := d.p
 	p.mu.Lock()
 	delay := p.dumpDelay()
+	start := p.now()
 	p.mu.Unlock()
 	if err := p.cfg.Clock.Sleep(ctx, delay); err != nil {
 		return nil, fmt.Errorf("sim scene: %w", err)
 	}
 	p.mu.Lock()
-	xml, err := p.dumpLocked(p.now(), false)
+	xml, err := p.dumpSince(start, p.now(), false)
 	pkg, act := p.focusedWindow()
 	p.mu.Unlock()
 	if errors.Is(err, errIdleState) {

@@ -14,7 +14,14 @@ var errIdleState = errors.New("ERROR: could not get idle state.")
 // attributes in uiautomator's order, the app window first. compressed
 // drops the pure layout containers (`uiautomator dump --compressed`).
 func (p *Phone) dumpLocked(now time.Time, compressed bool) ([]byte, error) {
-	if p.idleNow(now) {
+	return p.dumpSince(now, now, compressed)
+}
+
+// dumpSince is a dump that began at start (when uiautomator started waiting
+// for the screen to go idle) and captures the screen at now, after the
+// dump's latency. An animation running at start makes it fail.
+func (p *Phone) dumpSince(start, now time.Time, compressed bool) ([]byte, error) {
+	if p.idleNow(start) {
 		return nil, errIdleState
 	}
 	ws := dumpOrder(p.windowsAt(now, true))

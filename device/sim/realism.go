@@ -32,9 +32,9 @@ type profile struct {
 
 var profiles = map[string]profile{
 	"": {name: ""},
-	"realistic": {name: "realistic", transition: 300 * time.Millisecond, oldFrac: 0.4, idleProb: 0.25,
-		loading: 800 * time.Millisecond, splash: 600 * time.Millisecond,
-		popupProb: 0.04, dropProb: 0.03, dumpLatency: 150 * time.Millisecond, dumpJitter: 200 * time.Millisecond},
+	"realistic": {name: "realistic", transition: 400 * time.Millisecond, oldFrac: 0.5, idleProb: 0.25,
+		loading: 800 * time.Millisecond, splash: 500 * time.Millisecond,
+		popupProb: 0.04, dropProb: 0.03, dumpLatency: 100 * time.Millisecond, dumpJitter: 250 * time.Millisecond},
 	"slow": {name: "slow", transition: 1200 * time.Millisecond, oldFrac: 0.5, idleProb: 0.5,
 		loading: 2500 * time.Millisecond, splash: 1500 * time.Millisecond,
 		popupProb: 0, dropProb: 0, dumpLatency: 800 * time.Millisecond, dumpJitter: 700 * time.Millisecond},
