@@ -3,8 +3,11 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"log/slog"
+	"os"
 	"sync"
 	"text/tabwriter"
 	"time"
@@ -46,6 +49,14 @@ The adb server is --adb-server, else $ADB_SERVER_SOCKET (tcp:HOST:PORT), else
 				return exitWith(2, fmt.Errorf("devices: %w", err))
 			}
 			rows, err := listDevices(cmd.Context(), addr)
+			if errors.Is(err, adb.ErrServerUnavailable) && server == "" && os.Getenv("ADB_SERVER_SOCKET") == "" {
+				// Like `adb devices`: start the default server once.
+				if serr := startADBServer(cmd.Context(), slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))); serr == nil {
+					rows, err = listDevices(cmd.Context(), addr)
+				} else {
+					err = fmt.Errorf("%w (and starting it failed: %v)", err, serr)
+				}
+			}
 			if err != nil {
 				return exitWith(1, fmt.Errorf("devices: %w", err))
 			}
