@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -133,7 +134,7 @@ func (f *fakeRunner) Run(ctx context.Context, task storage.Task, dev device.Devi
 }
 
 type harness struct {
-	t       *testing.T
+	t       testing.TB
 	srv     *Server
 	ts      *httptest.Server
 	store   storage.Store
@@ -142,7 +143,7 @@ type harness struct {
 	token   string
 }
 
-func newHarness(t *testing.T, runner *fakeRunner, mutate func(*Config)) *harness {
+func newHarness(t testing.TB, runner *fakeRunner, mutate func(*Config)) *harness {
 	t.Helper()
 	store, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "pp.db"))
 	if err != nil {
@@ -152,7 +153,7 @@ func newHarness(t *testing.T, runner *fakeRunner, mutate func(*Config)) *harness
 	return newHarnessOn(t, store, runner, mutate)
 }
 
-func newHarnessOn(t *testing.T, store storage.Store, runner *fakeRunner, mutate func(*Config)) *harness {
+func newHarnessOn(t testing.TB, store storage.Store, runner *fakeRunner, mutate func(*Config)) *harness {
 	t.Helper()
 	cfg := Defaults()
 	cfg.PollInterval = 50 * time.Millisecond
@@ -160,7 +161,11 @@ func newHarnessOn(t *testing.T, store storage.Store, runner *fakeRunner, mutate 
 		mutate(&cfg)
 	}
 	devs := &fakeDevices{}
-	srv, err := New(cfg, store, devs, runner, testlog.New(t))
+	log := testlog.New(t)
+	if _, bench := t.(*testing.B); bench {
+		log = slog.New(slog.DiscardHandler)
+	}
+	srv, err := New(cfg, store, devs, runner, log)
 	if err != nil {
 		t.Fatal(err)
 	}

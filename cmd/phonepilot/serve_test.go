@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -36,7 +37,24 @@ type servedAPI struct {
 
 func startServedAPI(t testing.TB, store storage.Store, simProfile string) *servedAPI {
 	t.Helper()
-	log := testlog.New(t)
+	return startServedAPIWith(t, store, simProfile, testlog.New(t))
+}
+
+// warnLog logs warnings and errors only through t.Log (the 50-task test
+// would otherwise spend its time logging).
+func warnLog(t testing.TB) *slog.Logger {
+	return slog.New(slog.NewTextHandler(tlogWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+}
+
+type tlogWriter struct{ t testing.TB }
+
+func (w tlogWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+func startServedAPIWith(t testing.TB, store storage.Store, simProfile string, log *slog.Logger) *servedAPI {
+	t.Helper()
 	devs := newServeDevices(deviceOptions{SimLocale: "en", SimProfile: simProfile, SimSeed: 1, Logger: log, ADBServer: "127.0.0.1:1"})
 	cfg := api.Defaults()
 	cfg.PollInterval = 200 * time.Millisecond
@@ -374,7 +392,7 @@ func openTestPostgres(t testing.TB, dsn string) storage.Store {
 
 func fiftyTasks(t *testing.T, store storage.Store) {
 	const n = 50
-	a := startServedAPI(t, store, "")
+	a := startServedAPIWith(t, store, "", warnLog(t))
 	type call struct {
 		kind string
 		d    time.Duration
