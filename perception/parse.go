@@ -621,11 +621,7 @@ func parseBounds(raw []byte) (scene.Bounds, bool) {
 		if i == s || i >= len(raw) || raw[i] != want {
 			return scene.Bounds{}, false
 		}
-		if k%2 == 0 {
-			i++ // ','
-		} else {
-			i++ // ']'
-		}
+		i++ // past ',' or ']'
 		if neg {
 			n = -n
 		}

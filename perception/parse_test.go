@@ -395,3 +395,22 @@ func TestDeepNestingParsesAndLists(t *testing.T) {
 		t.Errorf("resolved to %d, want %d", e.Index, depth-1)
 	}
 }
+
+func TestBoundsNotation(t *testing.T) {
+	good := map[string]scene.Bounds{
+		"[0,0][1080,2400]":    {Left: 0, Top: 0, Right: 1080, Bottom: 2400},
+		"[-120,5][30,-1]":     {Left: -120, Top: 5, Right: 30, Bottom: -1},
+		"[452,42][1467,1080]": {Left: 452, Top: 42, Right: 1467, Bottom: 1080},
+	}
+	for in, want := range good {
+		got, ok := parseBounds([]byte(in))
+		if !ok || got != want {
+			t.Errorf("%s: got %v %v", in, got, ok)
+		}
+	}
+	for _, in := range []string{"", "[0,0]", "[0,0][1,1", "[0,0][1,1]x", "[a,0][1,1]", "[0;0][1,1]", "[0,0][1,9999999999]", "[-,0][1,1]"} {
+		if _, ok := parseBounds([]byte(in)); ok {
+			t.Errorf("%q accepted", in)
+		}
+	}
+}
