@@ -410,3 +410,16 @@ func TestRegistered(t *testing.T) {
 		t.Fatalf("ai.New with provider anthropic: %v", err)
 	}
 }
+
+func TestSlowAttemptTimesOutAndIsRetried(t *testing.T) {
+	slow := func(w http.ResponseWriter) {
+		time.Sleep(600 * time.Millisecond)
+		ok(aitest.Fixture(t, "anthropic_response_tool_use_only.json"))(w)
+	}
+	srv := newServer(t, slow, ok(aitest.Fixture(t, "anthropic_response_tool_use_only.json")))
+	p := newProvider(t, srv, func(c *ai.Config) { c.Timeout = 150 * time.Millisecond })
+	r, err := p.Complete(context.Background(), aitest.SampleRequest(t))
+	if err != nil || len(r.ToolCalls) != 1 || srv.requests() != 2 {
+		t.Fatalf("reply %+v err %v after %d requests; want the timed-out attempt retried", r, err, srv.requests())
+	}
+}

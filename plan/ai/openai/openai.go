@@ -53,9 +53,13 @@ func New(cfg ai.Config, extra ...option.RequestOption) (*Provider, error) {
 	if cfg.MaxRetries < 0 {
 		return nil, fmt.Errorf("openai: MaxRetries %d is negative", cfg.MaxRetries)
 	}
+	// The per-attempt timeout sits on the HTTP client rather than in
+	// option.WithRequestTimeout: openai-go gives up at once when its own
+	// attempt deadline passes, while a client timeout is a transport error
+	// it retries like any other.
 	opts := []option.RequestOption{
 		option.WithEnvironmentProduction(),
-		option.WithHTTPClient(&http.Client{}),
+		option.WithHTTPClient(&http.Client{Timeout: cfg.Timeout}),
 		option.WithMaxRetries(cfg.MaxRetries),
 	}
 	hosted := true
@@ -69,9 +73,6 @@ func New(cfg ai.Config, extra ...option.RequestOption) (*Provider, error) {
 	}
 	if cfg.APIKey != "" {
 		opts = append(opts, option.WithAPIKey(cfg.APIKey))
-	}
-	if cfg.Timeout > 0 {
-		opts = append(opts, option.WithRequestTimeout(cfg.Timeout))
 	}
 	if cfg.MaxRetryDelay > 0 {
 		opts = append(opts, option.WithMaxRetryDelay(cfg.MaxRetryDelay))

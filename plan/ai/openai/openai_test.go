@@ -389,3 +389,16 @@ func TestRegistered(t *testing.T) {
 		t.Fatalf("ai.New with provider openai and a local base URL: %v", err)
 	}
 }
+
+func TestSlowAttemptTimesOutAndIsRetried(t *testing.T) {
+	slow := func(w http.ResponseWriter) {
+		time.Sleep(600 * time.Millisecond)
+		ok(aitest.Fixture(t, "openai_response_tool_call_single.json"))(w)
+	}
+	srv := newServer(t, slow, ok(aitest.Fixture(t, "openai_response_tool_call_single.json")))
+	p := newProvider(t, srv, func(c *ai.Config) { c.Timeout = 150 * time.Millisecond })
+	r, err := p.Complete(context.Background(), aitest.SampleRequest(t))
+	if err != nil || len(r.ToolCalls) != 1 || srv.requests() != 2 {
+		t.Fatalf("reply %+v err %v after %d requests; want the timed-out attempt retried", r, err, srv.requests())
+	}
+}
