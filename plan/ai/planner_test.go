@@ -753,3 +753,20 @@ func BenchmarkPlanOverhead(b *testing.B) {
 		}
 	}
 }
+
+func TestReplanReasonAndLoopWarningReachTheModel(t *testing.T) {
+	fp := &fakeProvider{script: []func(ai.Request) (ai.Reply, error){answer(`press_key {"key":"back"}`)}}
+	p, _ := newPlanner(t, fp)
+	in := input(aitest.TaobaoResults(), step(1, `tap {"element":4}`, plan.StepFailed, false))
+	in.Replan, in.Reason = true, "tap [4] had no visible effect"
+	in.Stuck = "the same 2 screens for 8 steps"
+	if _, err := p.Plan(context.Background(), in); err != nil {
+		t.Fatal(err)
+	}
+	cur := texts(lastUser(fp.reqs[0]))
+	for _, want := range []string{"the last step did not work out: tap [4] had no visible effect", "going in circles (the same 2 screens for 8 steps)"} {
+		if !strings.Contains(cur, want) {
+			t.Errorf("current turn lacks %q:\n%s", want, cur)
+		}
+	}
+}
