@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"phonepilot/device"
+	"phonepilot/internal/clock"
 	"phonepilot/perception"
 	"phonepilot/perception/frame"
 )
@@ -139,6 +140,10 @@ func TestDumpRetriesNullRootThenTypedError(t *testing.T) {
 	var de *DumpError
 	if !errors.As(err, &de) || de.Attempts != 3 || !errors.Is(err, perception.ErrIdleState) {
 		t.Errorf("persistent idle state = %v; want *DumpError after 3 attempts wrapping ErrIdleState", err)
+	}
+	// Retries pause on the injected clock (1 after the null root, 2 here).
+	if n := len(d.clk.(*clock.Fake).Sleeps()); n != 3 {
+		t.Errorf("%d pauses on the clock; want 3", n)
 	}
 }
 

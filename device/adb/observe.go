@@ -23,6 +23,9 @@ const (
 	dumpFile               // dump to a file on the phone, then cat it
 )
 
+// dumpRetryPause separates dump attempts after a retryable failure.
+const dumpRetryPause = 250 * time.Millisecond
+
 // dumpFilePath is where the file method writes; uiautomator's own default.
 const dumpFilePath = "/sdcard/window_dump.xml"
 
@@ -94,37 +97,34 @@ func (d *Device) Scene(ctx context.Context) (*scene.Scene, error) {
 // failure and after a pause on a null root.
 func (d *Device) dumpScene(ctx context.Context) (*scene.Scene, error) {
 	compressed := false
-	var last error
-	attempts := 0
-	for attempt := 0; attempt <= d.cfg.DumpRetries; attempt++ {
-		attempts++
+	for attempt := 1; ; attempt++ {
 		raw, err := d.dump(ctx, compressed)
 		if err != nil {
 			return nil, err
 		}
 		sc, err := perception.Parse(trimDump(raw), perception.Options{})
-		if err == nil {
-			return sc, nil
-		}
-		last = err
 		switch {
+		case err == nil:
+			return sc, nil
+		case !perception.Retryable(err):
+			// Not a dump at all: an empty or cut-off answer is what a
+			// dying transport leaves behind.
+			return nil, d.disconnectedIfGone(ctx, "dump", &DumpError{Attempts: attempt, Err: err})
+		case attempt > d.cfg.DumpRetries:
+			return nil, &DumpError{Attempts: attempt, Err: err}
 		case errors.Is(err, perception.ErrIdleState):
 			// The screen keeps animating; --compressed skips the idle wait's
 			// worst offenders (mobilewright#117).
-			d.log.Debug("uiautomator idle-state failure; retrying with --compressed", "attempt", attempts)
+			d.log.Debug("uiautomator idle-state failure; retrying with --compressed", "attempt", attempt)
 			compressed = true
-		case errors.Is(err, perception.ErrNullRoot):
-			d.log.Debug("uiautomator null root; retrying", "attempt", attempts)
-			if err := d.clk.Sleep(ctx, 300*time.Millisecond); err != nil {
-				return nil, fmt.Errorf("adb dump: %w", err)
-			}
 		default:
-			// Not a dump at all: an empty or cut-off answer is what a dying
-			// transport leaves behind.
-			return nil, d.disconnectedIfGone(ctx, "dump", &DumpError{Attempts: attempts, Err: err})
+			d.log.Debug("uiautomator null root; retrying", "attempt", attempt)
+		}
+		// Give the animation or the window a moment before asking again.
+		if err := d.clk.Sleep(ctx, dumpRetryPause); err != nil {
+			return nil, fmt.Errorf("adb dump: %w", err)
 		}
 	}
-	return nil, &DumpError{Attempts: attempts, Err: last}
 }
 
 // trimDump drops anything a device prints before the XML (warnings).

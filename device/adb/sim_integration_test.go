@@ -290,3 +290,24 @@ func TestSimSceneMatchesInProcess(t *testing.T) {
 		t.Errorf("screenshot %dx%d; want 720x1600", w, h)
 	}
 }
+
+func TestSimFlakyProfileObservesDuringTransitions(t *testing.T) {
+	_, d := startSim(t, sim.Config{Profile: "flaky", Seed: 3})
+	ctx := t.Context()
+	for i, app := range []string{"Settings", "Taobao", "Contacts"} {
+		if err := d.LaunchApp(ctx, app); err != nil {
+			t.Fatal(err)
+		}
+		// Straight after the launch the screen animates; idle-state failures
+		// are retried inside Scene.
+		if _, err := d.Scene(ctx); err != nil {
+			t.Errorf("launch %d (%s): Scene during the transition: %v", i, app, err)
+		}
+		if err := d.Key(ctx, device.KeyHome); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := d.Scene(ctx); err != nil {
+			t.Errorf("home %d: Scene during the transition: %v", i, err)
+		}
+	}
+}
