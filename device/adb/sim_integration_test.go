@@ -294,7 +294,7 @@ func TestSimSceneMatchesInProcess(t *testing.T) {
 func TestSimFlakyProfileObservesDuringTransitions(t *testing.T) {
 	_, d := startSim(t, sim.Config{Profile: "flaky", Seed: 3})
 	ctx := t.Context()
-	for i, app := range []string{"Settings", "Taobao", "Contacts"} {
+	for i, app := range []string{"Settings", "Taobao"} {
 		if err := d.LaunchApp(ctx, app); err != nil {
 			t.Fatal(err)
 		}
