@@ -28,6 +28,19 @@ type executor struct {
 	clock clock.Clock
 	log   *slog.Logger
 	rng   *rand.Rand
+	// dumpLatency is a running average of one observation's duration.
+	dumpLatency time.Duration
+	// last is the latest Scene observed since the step's last action, which
+	// the runner reuses as its next observation instead of reading the
+	// screen again (a dump costs 0.2–2 s on a phone).
+	last *scene.Scene
+}
+
+// takeLast returns the latest post-action observation once.
+func (e *executor) takeLast() *scene.Scene {
+	sc := e.last
+	e.last = nil
+	return sc
 }
 
 func newExecutor(cfg Config, dev device.Device, clk clock.Clock, log *slog.Logger) *executor {
@@ -48,8 +61,9 @@ func (e *executor) observe(ctx context.Context) (*scene.Scene, error) {
 				return nil, err
 			}
 		}
-		sc, err := e.dev.Scene(ctx)
+		sc, err := e.timed().Scene(ctx)
 		if err == nil {
+			e.last = sc
 			return sc, nil
 		}
 		if ctx.Err() != nil || errors.Is(err, device.ErrDisconnected) {
@@ -62,7 +76,9 @@ func (e *executor) observe(ctx context.Context) (*scene.Scene, error) {
 }
 
 // settle waits for the screen to stop changing after an action, or sleeps
-// FixedDelay when that is configured.
+// FixedDelay when that is configured. A screen still showing a loading
+// indicator (a spinner, "Loading…") has not settled either: settling goes on
+// until it is gone, within the same cap.
 func (e *executor) settle(ctx context.Context) (*scene.Scene, error) {
 	if e.cfg.FixedDelay > 0 {
 		if err := e.clock.Sleep(ctx, e.cfg.FixedDelay); err != nil {
@@ -70,19 +86,86 @@ func (e *executor) settle(ctx context.Context) (*scene.Scene, error) {
 		}
 		return e.observe(ctx)
 	}
-	sc, stable, err := perception.Settle(ctx, e.dev, perception.SettleOptions{
-		Interval: e.cfg.PollInterval, Timeout: e.cfg.SettleTimeout, Clock: e.clock,
-	})
-	if err != nil {
-		if ctx.Err() != nil || errors.Is(err, device.ErrDisconnected) {
-			return nil, err
+	deadline := e.clock.Now().Add(e.cfg.SettleTimeout)
+	for {
+		left := deadline.Sub(e.clock.Now())
+		sc, stable, err := perception.Settle(ctx, e.timed(), perception.SettleOptions{
+			Interval: e.settleInterval(), Timeout: max(left, time.Millisecond), Clock: e.clock,
+		})
+		if err != nil {
+			if ctx.Err() != nil || errors.Is(err, device.ErrDisconnected) {
+				return nil, err
+			}
+			return e.observe(ctx)
 		}
-		return e.observe(ctx)
+		e.last = sc
+		if !stable {
+			e.log.Debug("screen did not settle within the cap", "cap", e.cfg.SettleTimeout)
+			return sc, nil
+		}
+		if !loading(sc) || !e.clock.Now().Before(deadline) {
+			return sc, nil
+		}
 	}
-	if !stable {
-		e.log.Debug("screen did not settle within the cap", "cap", e.cfg.SettleTimeout)
+}
+
+// settleInterval is the pause between two observations while settling:
+// PollInterval less the time a dump itself takes, since a slow dump already
+// gives the screen that time to change (at least 1 ms).
+func (e *executor) settleInterval() time.Duration {
+	return max(e.cfg.PollInterval-e.dumpLatency, time.Millisecond)
+}
+
+// timed is the device as an Observer that keeps a running average of how
+// long one observation takes.
+func (e *executor) timed() perception.Observer { return timedObserver{e} }
+
+type timedObserver struct{ e *executor }
+
+func (t timedObserver) Scene(ctx context.Context) (*scene.Scene, error) {
+	start := t.e.clock.Now()
+	sc, err := t.e.dev.Scene(ctx)
+	if err == nil {
+		d := t.e.clock.Now().Sub(start)
+		if t.e.dumpLatency == 0 {
+			t.e.dumpLatency = d
+		} else {
+			t.e.dumpLatency = (3*t.e.dumpLatency + d) / 4
+		}
 	}
-	return sc, nil
+	return sc, err
+}
+
+// loading reports a screen that is still loading: a visible progress bar, a
+// label that starts with "Loading" / "加载中", or an app window with nothing
+// a finger can use yet (a splash screen, a blank page).
+func loading(sc *scene.Scene) bool {
+	usable := false
+	for _, el := range sc.Elements {
+		if el.Package != "" && sc.Package != "" && el.Package != sc.Package {
+			continue // the status bar, the navigation bar, a keyboard
+		}
+		if sc.Visible(el) && (el.Clickable || el.Editable || el.Scrollable || el.LongClickable) {
+			usable = true
+			break
+		}
+	}
+	if !usable {
+		return true
+	}
+	for _, el := range sc.Elements {
+		if !sc.Visible(el) {
+			continue
+		}
+		if strings.Contains(scene.SimpleClass(el.Class), "ProgressBar") {
+			return true
+		}
+		l := strings.ToLower(strings.TrimSpace(el.Label()))
+		if strings.HasPrefix(l, "loading") || strings.HasPrefix(l, "加载中") || strings.HasPrefix(l, "正在加载") {
+			return true
+		}
+	}
+	return false
 }
 
 // backoff is the wait before attempt n (n >= 2): base·2^(n-2), capped, with
@@ -197,11 +280,12 @@ func (e *executor) execute(ctx context.Context, number int, ps plan.PlannedStep,
 		rec.Call = call
 
 		var result string
-		if n > 1 && e.tookEffect(call, base, cur) {
+		if n > 1 && e.tookEffect(ps, call, base, cur) {
 			if c, ok := submitOnly(call, base, cur); ok {
 				// The text is in the field but the submit did not land:
 				// press enter, never type the query again.
 				call = c
+				e.last = nil
 				res, err := tools.Run(ctx, e.dev, cur, call, tools.RunOptions{Clock: e.clock})
 				if err != nil {
 					if ctx.Err() != nil || errors.Is(err, device.ErrDisconnected) {
@@ -215,6 +299,7 @@ func (e *executor) execute(ctx context.Context, number int, ps plan.PlannedStep,
 				result = "already took effect; not repeated"
 			}
 		} else {
+			e.last = nil
 			res, err := tools.Run(ctx, e.dev, actScene, call, tools.RunOptions{Clock: e.clock})
 			if err != nil {
 				if ctx.Err() != nil || errors.Is(err, device.ErrDisconnected) {
@@ -232,13 +317,14 @@ func (e *executor) execute(ctx context.Context, number int, ps plan.PlannedStep,
 			result = res.Text
 		}
 
+		actedAt := e.clock.Now()
 		after, err := e.settle(ctx)
 		if err != nil {
 			return e.abort(rec, start, actedOn, err)
 		}
 		met, why := check(ps, call, base, after)
 		if !met && e.cfg.FixedDelay == 0 {
-			after, met, why, err = e.pollExpectation(ctx, ps, call, base, after)
+			after, met, why, err = e.pollExpectation(ctx, ps, call, base, after, actedAt)
 			if err != nil {
 				return e.abort(rec, start, actedOn, err)
 			}
@@ -274,21 +360,26 @@ func (e *executor) abort(rec plan.StepRecord, start time.Time, actedOn *scene.Sc
 
 // Effects can lag behind the action by more than the settle window (a slow
 // phone starts drawing late). Before an attempt is called failed the screen
-// is watched a little longer: up to effectWindow when nothing changed yet,
-// up to WaitTimeout when the action visibly took effect and the expected
-// element is still on its way.
-const effectWindow = 1500 * time.Millisecond
+// is watched a little longer: up to the effect window when nothing changed
+// yet (minEffectWindow, or two observations on a phone whose dumps are
+// slow), up to WaitTimeout when the action visibly took effect and the
+// expected element is still on its way.
+const minEffectWindow = 600 * time.Millisecond
 
-func (e *executor) pollExpectation(ctx context.Context, ps plan.PlannedStep, call tools.Call, base, after *scene.Scene) (*scene.Scene, bool, string, error) {
-	start := e.clock.Now()
+func (e *executor) effectWindow() time.Duration {
+	return min(max(minEffectWindow, 2*e.dumpLatency), e.cfg.WaitTimeout)
+}
+
+func (e *executor) pollExpectation(ctx context.Context, ps plan.PlannedStep, call tools.Call, base, after *scene.Scene, start time.Time) (*scene.Scene, bool, string, error) {
 	met, why := false, ""
 	for {
 		met, why = check(ps, call, base, after)
 		if met {
 			return after, true, "", nil
 		}
-		limit := min(effectWindow, e.cfg.WaitTimeout)
-		if after.Fingerprint() != base.Fingerprint() && ps.Expect.Kind != plan.ExpectChanged {
+		limit := e.effectWindow()
+		if after.Fingerprint() != base.Fingerprint() && (ps.Expect.Kind == plan.ExpectPresent || ps.Expect.Kind == plan.ExpectApp) {
+			// On its way to a new screen: give it the wait-for-element time.
 			limit = e.cfg.WaitTimeout
 		}
 		if e.clock.Now().Sub(start) >= limit {
@@ -350,7 +441,15 @@ func check(ps plan.PlannedStep, call tools.Call, base, after *scene.Scene) (bool
 // tookEffect reports whether an input's effect is already on the screen, so
 // repeating it would do it twice (a query typed twice, an app launched twice,
 // a toggle tapped back).
-func (e *executor) tookEffect(call tools.Call, base, cur *scene.Scene) bool {
+func (e *executor) tookEffect(ps plan.PlannedStep, call tools.Call, base, cur *scene.Scene) bool {
+	if ps.Expect.Kind == plan.ExpectGone && ps.Target != nil && (call.Name == tools.Tap || call.Name == tools.PressKey) {
+		// Closing something: while it is still there, the tap did not
+		// close it (what changed was something else), and tapping a close
+		// button again is safe.
+		if _, still := cur.Resolve(ps.Expect.Target); still {
+			return false
+		}
+	}
 	switch call.Name {
 	case tools.Wait:
 		return false

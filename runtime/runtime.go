@@ -276,7 +276,11 @@ func (r *Runner) Run(ctx context.Context, goal string) Result {
 		if ctx.Err() != nil {
 			return finish(StatusCancelled, cancelReason(ctx))
 		}
-		sc, err := exec.observe(ctx)
+		sc, err := exec.takeLast(), error(nil)
+		if sc == nil {
+			sc, err = exec.observe(ctx)
+			exec.takeLast()
+		}
 		if err != nil {
 			if status, reason, ok := fatal(ctx, err); ok {
 				return finish(status, reason)

@@ -313,6 +313,9 @@ func (w *work) search(a action, submitted bool) ([]plan.PlannedStep, *plan.Finis
 	if steps, fin, ok := w.wrongApp(); ok {
 		return steps, fin
 	}
+	if step, ok := w.waitForApp(); ok {
+		return []plan.PlannedStep{step}, nil
+	}
 	if field, ok := w.searchField(); ok {
 		intent := typeSubmitIntent(q)
 		if r, failed := w.failedHere(intent); failed {
@@ -341,6 +344,26 @@ func (w *work) search(a action, submitted bool) ([]plan.PlannedStep, *plan.Finis
 		}, nil
 	}
 	return w.lookFor("the search box", "up")
+}
+
+// waitForApp plans waiting while the app shows nothing to interact with
+// (a splash screen, a blank page while loading), a bounded number of times.
+func (w *work) waitForApp() (plan.PlannedStep, bool) {
+	if interactive(w.sc) {
+		return plan.PlannedStep{}, false
+	}
+	intent := "wait for the app to load"
+	if w.count(intent) >= 2 {
+		return plan.PlannedStep{}, false
+	}
+	if _, failed := w.failedHere(intent); failed {
+		return plan.PlannedStep{}, false
+	}
+	return plan.PlannedStep{
+		Intent: intent,
+		Call:   tools.NewCall(tools.Wait, map[string]float64{"seconds": 0.1}),
+		Expect: plan.Expectation{Kind: plan.ExpectChanged},
+	}, true
 }
 
 // lookFor scrolls (bounded) toward a target that is not on the screen, then
@@ -380,6 +403,9 @@ func (w *work) navigated() bool {
 func (w *work) tap(a action) ([]plan.PlannedStep, *plan.Finish) {
 	if steps, fin, ok := w.wrongApp(); ok {
 		return steps, fin
+	}
+	if step, ok := w.waitForApp(); ok {
+		return []plan.PlannedStep{step}, nil
 	}
 	intent := tapIntent(a.label)
 	if r, failed := w.failedHere(intent); failed {

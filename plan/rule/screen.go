@@ -316,3 +316,17 @@ func unique(sc *scene.Scene, sel scene.Selector, el scene.Element) bool {
 	}
 	return false
 }
+
+// interactive reports whether the foreground app shows anything a finger
+// can use; a splash screen or a page still loading does not.
+func interactive(sc *scene.Scene) bool {
+	for _, el := range sc.Elements {
+		if el.Package != "" && sc.Package != "" && el.Package != sc.Package {
+			continue
+		}
+		if sc.Visible(el) && (el.Clickable || el.Editable || el.Scrollable || el.LongClickable) {
+			return true
+		}
+	}
+	return false
+}
