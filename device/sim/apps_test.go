@@ -342,3 +342,31 @@ func TestConfigValidate(t *testing.T) {
 		}
 	}
 }
+
+func TestConcurrentUse(t *testing.T) {
+	p := newTestPhone(t, Config{Profile: "realistic", Seed: 3})
+	d := p.Device()
+	ctx := context.Background()
+	done := make(chan struct{})
+	for g := 0; g < 4; g++ {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for i := 0; i < 5; i++ {
+				switch g {
+				case 0:
+					d.Scene(ctx)
+				case 1:
+					sh(t, p, "input tap 540 1500 && uiautomator dump /sdcard/w.xml && cat /sdcard/w.xml > /dev/null")
+				case 2:
+					d.Capture(ctx)
+				case 3:
+					p.State()
+					d.Key(ctx, device.KeyHome)
+				}
+			}
+		}()
+	}
+	for g := 0; g < 4; g++ {
+		<-done
+	}
+}

@@ -41,6 +41,10 @@ func (p *fakePhone) Exec(ctx context.Context, cmdline string, tty bool, stdout, 
 	if len(args) == 0 {
 		return 0
 	}
+	arg1 := ""
+	if len(args) > 1 {
+		arg1 = args[1]
+	}
 	switch args[0] {
 	case "echo":
 		fmt.Fprintln(stdout, strings.Join(args[1:], " "))
@@ -50,7 +54,7 @@ func (p *fakePhone) Exec(ctx context.Context, cmdline string, tty bool, stdout, 
 	case "false":
 		return 1
 	case "exit":
-		n, _ := strconv.Atoi(args[1])
+		n, _ := strconv.Atoi(arg1)
 		return n
 	case "tty":
 		if !tty {
@@ -64,16 +68,16 @@ func (p *fakePhone) Exec(ctx context.Context, cmdline string, tty bool, stdout, 
 		fmt.Fprint(stderr, "err")
 		return 3
 	case "cat":
-		data, err := p.ReadFile(args[1])
+		data, err := p.ReadFile(arg1)
 		if err != nil {
-			fmt.Fprintf(stderr, "cat: %s: No such file or directory\n", args[1])
+			fmt.Fprintf(stderr, "cat: %s: No such file or directory\n", arg1)
 			return 1
 		}
 		stdout.Write(data)
 		return 0
 	case "bytes": // bytes N: N deterministic bytes
-		n, _ := strconv.Atoi(args[1])
-		stdout.Write(pattern(n))
+		n, _ := strconv.Atoi(arg1)
+		stdout.Write(pattern(min(max(n, 0), 8<<20)))
 		return 0
 	case "block":
 		select {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"strings"
 	"testing"
@@ -317,3 +318,6 @@ func (s *session) finish() []byte {
 	}
 	return s.out
 }
+
+// quietLogger drops logs, for tests that make thousands of connections.
+func quietLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }

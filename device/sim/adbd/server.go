@@ -212,7 +212,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 			}
 			return fmt.Errorf("adbd: accept: %w", err)
 		}
-		t := newTransport(s, conn)
+		t := newTransport(ctx, s, conn)
 		if !s.track(t) {
 			conn.Close()
 			return ErrServerClosed
@@ -221,7 +221,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		go func() {
 			defer wg.Done()
 			defer s.untrack(t)
-			t.run(ctx)
+			t.run()
 		}()
 	}
 }

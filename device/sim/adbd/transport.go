@@ -44,20 +44,22 @@ type transport struct {
 	closeOnce sync.Once
 }
 
-func newTransport(s *Server, conn net.Conn) *transport {
-	return &transport{
+// newTransport wraps conn; the transport ends when ctx does.
+func newTransport(ctx context.Context, s *Server, conn net.Conn) *transport {
+	t := &transport{
 		srv:      s,
 		conn:     conn,
 		log:      s.log.With("remote", conn.RemoteAddr().String()),
 		streams:  map[uint32]*stream{},
 		checksum: true,
 	}
+	t.ctx, t.cancel = context.WithCancelCause(ctx)
+	return t
 }
 
 // run reads packets until the connection fails, garbage arrives, or ctx
 // ends; then it closes every stream and waits for their handlers.
-func (t *transport) run(ctx context.Context) {
-	t.ctx, t.cancel = context.WithCancelCause(ctx)
+func (t *transport) run() {
 	stop := context.AfterFunc(t.ctx, func() { t.conn.Close() })
 	defer stop()
 	t.log.Debug("adb host connected")
@@ -98,9 +100,7 @@ func (t *transport) close(reason error) {
 		if reason == nil {
 			reason = errTransportClosed
 		}
-		if t.cancel != nil {
-			t.cancel(reason)
-		}
+		t.cancel(reason)
 		t.conn.Close()
 		t.mu.Lock()
 		streams := t.streams
