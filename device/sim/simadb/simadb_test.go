@@ -101,3 +101,41 @@ func TestRealADBShellWithoutCommandReadsStdin(t *testing.T) {
 		t.Errorf("adb shell < script: %q, exit %d (%v); want both lines and the last status 1", out, simadb.ExitCode(err), err)
 	}
 }
+
+func TestRealADBWithAuthAndWithoutShellV2(t *testing.T) {
+	// A phone that asks for the key: adb signs with the private HOME's
+	// adbkey and the daemon accepts it.
+	authed := simadb.StartDevice(t, newMemPhone(), adbd.Config{Auth: true})
+	if out, err := authed.ADB("shell", "echo", "signed"); err != nil || string(out) != "signed\n" {
+		t.Errorf("with AUTH: %q, %v", out, err)
+	}
+	// A phone without shell_v2: adb falls back to shell:, which has no
+	// exit status (always 0), as on Android before 7.
+	legacy := simadb.StartDevice(t, newMemPhone(), adbd.Config{Features: []string{adbd.FeatureCmd, adbd.FeatureStatV2}})
+	if out, err := legacy.ADB("shell", "echo", "legacy"); err != nil || string(out) != "legacy\n" {
+		t.Errorf("without shell_v2: %q, %v", out, err)
+	}
+	if _, err := legacy.ADB("shell", "false"); err != nil {
+		t.Errorf("without shell_v2, adb shell false should exit 0 (no status): %v", err)
+	}
+}
+
+func TestRealADBListsAndPullsDirectories(t *testing.T) {
+	phone := newMemPhone()
+	phone.WriteFile("/sdcard/a.txt", []byte("alpha"), 0o644)
+	phone.WriteFile("/sdcard/b.txt", []byte("bravo"), 0o644)
+	env := simadb.StartDevice(t, phone, adbd.Config{})
+	out, err := env.ADB("ls", "/sdcard")
+	if err != nil || !strings.Contains(string(out), "a.txt") || !strings.Contains(string(out), "b.txt") {
+		t.Errorf("adb ls /sdcard: %q, %v", out, err)
+	}
+	dir := t.TempDir()
+	if _, err := env.ADB("pull", "/sdcard", dir); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{"a.txt": "alpha", "b.txt": "bravo"} {
+		if got, err := os.ReadFile(filepath.Join(dir, "sdcard", name)); err != nil || string(got) != want {
+			t.Errorf("pulled %s: %q, %v", name, got, err)
+		}
+	}
+}
