@@ -2,6 +2,7 @@ package adbd_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"io"
@@ -608,5 +609,53 @@ func TestInteractiveLegacyShell(t *testing.T) {
 	out := s.finish()
 	if want := "d:/ $ echo one\r\none\r\nd:/ $ \r\n"; string(out) != want {
 		t.Errorf("legacy interactive:\n got %q\nwant %q", out, want)
+	}
+}
+
+func TestClosingTheListenerClosesTransports(t *testing.T) {
+	srv, err := adbd.New(newFakePhone(), adbd.Config{Logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(t.Context(), ln) }()
+	h := connect(t, ln.Addr().String(), 1<<20)
+	ln.Close()
+	select {
+	case err := <-done:
+		if !errors.Is(err, net.ErrClosed) {
+			t.Errorf("Serve after the listener closed = %v, want an error wrapping net.ErrClosed", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Serve did not return after its listener closed")
+	}
+	if _, err := h.tryRecv(5 * time.Second); err == nil {
+		t.Errorf("transport still open after the listener closed")
+	}
+	if n := srv.Connections(); n != 0 {
+		t.Errorf("%d transports left", n)
+	}
+}
+
+func TestListenAndServe(t *testing.T) {
+	srv, err := adbd.New(newFakePhone(), adbd.Config{Logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	addrs := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() { done <- srv.ListenAndServe(ctx, "127.0.0.1:0", func(a net.Addr) { addrs <- a.String() }) }()
+	h := connect(t, <-addrs, 1<<20)
+	if got := string(h.run(1, "exec:echo up")); got != "up\n" {
+		t.Errorf("exec:echo up = %q", got)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("ListenAndServe after cancel = %v, want nil", err)
+	}
+	if err := srv.ListenAndServe(t.Context(), "256.0.0.1:1", nil); err == nil {
+		t.Errorf("ListenAndServe on a bad address succeeded")
 	}
 }
