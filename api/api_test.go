@@ -564,3 +564,50 @@ func TestPageServed(t *testing.T) {
 		}
 	}
 }
+
+// With a database shared by several servers, a server starting up leaves
+// the tasks of live processes alone and takes over those of dead ones.
+func TestStartLeavesLiveOwnersAlone(t *testing.T) {
+	h := newHarness(t, newFakeRunner(1), nil)
+	ctx := t.Context()
+	mk := func(goal, status, owner string) storage.Task {
+		task, err := h.store.CreateTask(ctx, storage.Task{Goal: goal, Device: "sim:" + goal, Planner: "rule", Status: status, Owner: owner})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return task
+	}
+	liveRunning := mk("lr", storage.StatusRunning, "hostb:11")
+	liveQueued := mk("lq", storage.StatusQueued, "hostb:11")
+	deadRunning := mk("dr", storage.StatusRunning, "hosta:99")
+	deadQueued := mk("dq", storage.StatusQueued, "hosta:99")
+
+	var asked []string
+	h2 := newHarnessOn(t, h.store, newFakeRunner(1), func(c *Config) {
+		c.Owner = "hosta:100"
+		c.OwnerGone = func(owner string) bool {
+			asked = append(asked, owner)
+			return owner == "hosta:99"
+		}
+	})
+	h2.waitStatus(deadRunning.ID, storage.StatusInterrupted)
+	done := h2.waitStatus(deadQueued.ID, storage.StatusCompleted)
+	if done.Owner != "hosta:100" {
+		t.Errorf("taken-over task owner %q", done.Owner)
+	}
+	time.Sleep(100 * time.Millisecond)
+	for _, task := range []storage.Task{liveRunning, liveQueued} {
+		if got, _ := h.store.Task(ctx, task.ID); got.Status != task.Status {
+			t.Errorf("a live process's %s task became %s", task.Status, got.Status)
+		}
+	}
+	sort.Strings(asked)
+	if !slices.Equal(slices.Compact(asked), []string{"hosta:99", "hostb:11"}) {
+		t.Errorf("asked about owners %v", asked)
+	}
+	// Cancelling the other process's running task is a conflict with a reason.
+	var e apiError
+	if resp := h2.do("POST", "/v1/tasks/"+liveRunning.ID+"/cancel", "", &e); resp.StatusCode != 409 || !strings.Contains(e.Error.Message, "another phonepilot process") {
+		t.Errorf("cancel a task running elsewhere: %d %+v", resp.StatusCode, e)
+	}
+}

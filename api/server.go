@@ -18,7 +18,9 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -88,6 +90,22 @@ type Config struct {
 	// Snapshot is stored with every task as its configuration (secrets
 	// already removed: storage.RedactConfig).
 	Snapshot json.RawMessage
+	// Owner names this process in the tasks it runs; "host:pid" when empty.
+	Owner string
+	// OwnerGone says whether the process named by a running task's owner
+	// has died, so Start may mark its tasks interrupted. Nil means every
+	// other owner is gone: right when one server owns the database (SQLite),
+	// wrong when several share a PostgreSQL database (cmd supplies a check).
+	OwnerGone func(owner string) bool
+}
+
+// DefaultOwner is "host:pid" of this process.
+func DefaultOwner() string {
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "localhost"
+	}
+	return host + ":" + strconv.Itoa(os.Getpid())
 }
 
 // Defaults returns the configuration a server runs with unless told otherwise.
@@ -196,6 +214,9 @@ func New(cfg Config, store storage.Store, devices Devices, runner Runner, log *s
 	if cfg.Clock == nil {
 		cfg.Clock = clock.Real{}
 	}
+	if cfg.Owner == "" {
+		cfg.Owner = DefaultOwner()
+	}
 	s := &Server{
 		cfg: cfg, store: store, devices: devices, runner: runner, log: log, clock: cfg.Clock,
 		hub: newHub(), queues: map[string]*deviceQueue{}, running: map[string]*runningTask{},
@@ -215,7 +236,31 @@ func (s *Server) Handler() http.Handler { return s.handler }
 // Start recovers from a previous run: tasks it left running are marked
 // interrupted, and tasks it left queued are queued again, oldest first.
 func (s *Server) Start(ctx context.Context) error {
-	ids, err := s.store.MarkInterrupted(ctx, "phonepilot stopped while the task was running", s.clock.Now())
+	running, err := s.allTasks(ctx, storage.StatusRunning)
+	if err != nil {
+		return fmt.Errorf("api start: %w", err)
+	}
+	queued, err := s.allTasks(ctx, storage.StatusQueued)
+	if err != nil {
+		return fmt.Errorf("api start: %w", err)
+	}
+	// Owners that are gone: this process's dead predecessors (or, by
+	// default, everyone else). Their running tasks are interrupted and
+	// their queued tasks are taken over; live processes keep theirs.
+	gone := map[string]bool{}
+	for _, t := range append(running, queued...) {
+		if _, seen := gone[t.Owner]; seen || t.Owner == s.cfg.Owner {
+			continue
+		}
+		gone[t.Owner] = s.cfg.OwnerGone == nil || s.cfg.OwnerGone(t.Owner)
+	}
+	var owners []string
+	for o, g := range gone {
+		if g {
+			owners = append(owners, o)
+		}
+	}
+	ids, err := s.store.MarkInterrupted(ctx, owners, "phonepilot stopped while the task was running", s.clock.Now())
 	if err != nil {
 		return fmt.Errorf("api start: %w", err)
 	}
@@ -223,24 +268,30 @@ func (s *Server) Start(ctx context.Context) error {
 		s.log.Warn("task interrupted by a previous stop", "task", id)
 		s.appendStatus(ctx, id, storage.StatusInterrupted, "phonepilot stopped while the task was running")
 	}
-	var queued []storage.Task
-	q := storage.Query{Status: storage.StatusQueued, Limit: storage.MaxPage}
+	slices.Reverse(queued) // oldest first
+	for _, t := range queued {
+		if t.Owner == s.cfg.Owner || gone[t.Owner] {
+			s.enqueue(t)
+		}
+	}
+	return nil
+}
+
+// allTasks lists every task with a status, newest first.
+func (s *Server) allTasks(ctx context.Context, status string) ([]storage.Task, error) {
+	var out []storage.Task
+	q := storage.Query{Status: status, Limit: storage.MaxPage}
 	for {
 		p, err := s.store.ListTasks(ctx, q)
 		if err != nil {
-			return fmt.Errorf("api start: %w", err)
+			return nil, err
 		}
-		queued = append(queued, p.Tasks...)
+		out = append(out, p.Tasks...)
 		if p.Next == "" {
-			break
+			return out, nil
 		}
 		q.Cursor = p.Next
 	}
-	slices.Reverse(queued) // oldest first
-	for _, t := range queued {
-		s.enqueue(t)
-	}
-	return nil
 }
 
 // Close stops accepting work, cancels running tasks (they end as

@@ -95,6 +95,7 @@ func (s *Server) createTask(w http.ResponseWriter, r *http.Request) error {
 	task, err := s.store.CreateTask(r.Context(), storage.Task{
 		Goal: req.Goal, Device: req.Device, Planner: req.Planner, MaxSteps: req.MaxSteps,
 		Status: storage.StatusQueued, Created: s.clock.Now(), Config: s.cfg.Snapshot,
+		Owner: s.cfg.Owner,
 	})
 	if err != nil {
 		return err
@@ -282,7 +283,8 @@ func (s *Server) drain(dev string, q *deviceQueue) {
 // runOne takes a queued task through running to its end.
 func (s *Server) runOne(id string) {
 	ctx := context.WithoutCancel(s.ctx) // bookkeeping writes outlive a stop
-	task, err := s.rec.UpdateStatus(ctx, id, storage.Change{From: []string{storage.StatusQueued}, To: storage.StatusRunning, At: s.clock.Now()})
+	task, err := s.rec.UpdateStatus(ctx, id, storage.Change{From: []string{storage.StatusQueued}, To: storage.StatusRunning,
+		At: s.clock.Now(), Owner: s.cfg.Owner})
 	if err != nil {
 		if !errors.As(err, new(*storage.ConflictError)) {
 			s.log.Error("start task", "task", id, "err", err)

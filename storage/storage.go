@@ -64,6 +64,8 @@ type Task struct {
 	MaxSteps int    `json:"max_steps,omitempty"`
 	Status   string `json:"status"`
 	Reason   string `json:"reason,omitempty"`
+	// Owner is the process that runs or ran the task ("host:pid").
+	Owner string `json:"owner,omitempty"`
 
 	Created  time.Time  `json:"created"`
 	Started  *time.Time `json:"started,omitempty"`
@@ -99,13 +101,15 @@ type Event struct {
 }
 
 // Change moves a task from one of the From statuses to To. Started is set
-// when To is running; Finished when To is terminal.
+// when To is running; Finished when To is terminal. Owner, when set, is
+// recorded as the task's owner.
 type Change struct {
 	From   []string
 	To     string
 	Reason string
 	At     time.Time
 	Usage  plan.Usage
+	Owner  string
 }
 
 // Query selects a page of tasks, newest first.
@@ -139,10 +143,10 @@ type Tasks interface {
 	// UpdateStatus applies c atomically and returns the updated task. When
 	// the task's status is not in c.From the error is a *ConflictError.
 	UpdateStatus(ctx context.Context, id string, c Change) (Task, error)
-	// MarkInterrupted ends every running task with StatusInterrupted and
-	// reason; a process calls it at start for tasks a crash left running.
-	// It returns the IDs it changed.
-	MarkInterrupted(ctx context.Context, reason string, at time.Time) ([]string, error)
+	// MarkInterrupted ends the running tasks of the given owners with
+	// StatusInterrupted and reason; a process calls it at start for tasks
+	// its crashed predecessor left running. It returns the IDs it changed.
+	MarkInterrupted(ctx context.Context, owners []string, reason string, at time.Time) ([]string, error)
 }
 
 // Steps stores the steps of tasks.

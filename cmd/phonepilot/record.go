@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"phonepilot/api"
 	"phonepilot/plan"
 	"phonepilot/runtime"
 	"phonepilot/storage"
@@ -121,6 +122,7 @@ func eventData(ev runtime.Event) recordedEvent {
 //	finish(result)
 func startRecording(ctx context.Context, store storage.Store, t storage.Task, log *slog.Logger) (storage.Task, func(runtime.Event), func(runtime.Result), error) {
 	t.Status = storage.StatusRunning
+	t.Owner = api.DefaultOwner()
 	now := time.Now()
 	t.Created, t.Started = now, &now
 	task, err := store.CreateTask(ctx, t)

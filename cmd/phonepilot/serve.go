@@ -10,8 +10,10 @@ import (
 	"os"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -132,6 +134,8 @@ func runServe(cmd *cobra.Command, o serveOptions, ready serveReady) error {
 		}
 	}
 	acfg.Snapshot = snapshot
+	acfg.Owner = api.DefaultOwner()
+	acfg.OwnerGone = ownerGone
 	srv, err := api.New(acfg, store, devices, &runtimeRunner{base: rc, log: log}, log)
 	if err != nil {
 		return exitWith(2, err)
@@ -172,6 +176,29 @@ func runServe(cmd *cobra.Command, o serveOptions, ready serveReady) error {
 	_ = srv.Close(sctx) // running tasks end as interrupted; queued ones wait for the next start
 	_ = hs.Shutdown(sctx)
 	return nil
+}
+
+// ownerGone says whether the process a task's owner ("host:pid") names has
+// died: only a process on this machine can be checked; one on another
+// machine (sharing a PostgreSQL database) is assumed alive and left to
+// clean up after itself when it restarts.
+func ownerGone(owner string) bool {
+	host, pidText, ok := strings.Cut(owner, ":")
+	if !ok {
+		return true // not written by a server: nobody runs it
+	}
+	if me, err := os.Hostname(); err == nil && host != me {
+		return false
+	}
+	pid, err := strconv.Atoi(pidText)
+	if err != nil || pid <= 0 {
+		return true
+	}
+	if pid == os.Getpid() {
+		return false
+	}
+	err = syscall.Kill(pid, 0)
+	return errors.Is(err, syscall.ESRCH)
 }
 
 // dbLabel names the database for a log line without a DSN's password.

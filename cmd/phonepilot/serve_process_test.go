@@ -331,4 +331,3 @@ func TestWebPageInChromium(t *testing.T) {
 	}
 	t.Logf("screenshot (%d KB) saved to %s", len(png)>>10, out)
 }
-

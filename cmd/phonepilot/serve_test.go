@@ -499,3 +499,20 @@ func percentile(ds []time.Duration, p int) time.Duration {
 	i := (len(s)*p + 99) / 100
 	return s[min(max(i-1, 0), len(s)-1)]
 }
+
+func TestOwnerGone(t *testing.T) {
+	host, _ := os.Hostname()
+	self := api.DefaultOwner()
+	for owner, want := range map[string]bool{
+		self:                       false, // this process
+		host + ":1":                false, // init is always alive
+		host + ":999999999":        true,  // no such process
+		"another-machine-xyz:1234": false, // cannot tell; leave it
+		"":                         true,  // legacy rows
+		host + ":x":                true,
+	} {
+		if got := ownerGone(owner); got != want {
+			t.Errorf("ownerGone(%q) = %v, want %v", owner, got, want)
+		}
+	}
+}

@@ -33,7 +33,7 @@ func TestReopenKeepsData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.UpdateStatus(t.Context(), task.ID, storage.Change{From: []string{storage.StatusQueued}, To: storage.StatusRunning, At: time.Now()}); err != nil {
+	if _, err := s.UpdateStatus(t.Context(), task.ID, storage.Change{From: []string{storage.StatusQueued}, To: storage.StatusRunning, At: time.Now(), Owner: "h:1"}); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
@@ -43,7 +43,7 @@ func TestReopenKeepsData(t *testing.T) {
 		t.Fatalf("reopen: %v", err)
 	}
 	defer s.Close()
-	ids, err := s.MarkInterrupted(t.Context(), "restarted", time.Now())
+	ids, err := s.MarkInterrupted(t.Context(), []string{"h:1"}, "restarted", time.Now())
 	if err != nil || len(ids) != 1 || ids[0] != task.ID {
 		t.Fatalf("MarkInterrupted after reopen = %v, %v", ids, err)
 	}

@@ -315,40 +315,56 @@ func testConcurrentStatus(t *testing.T, s storage.Store) {
 }
 
 func testMarkInterrupted(t *testing.T, s storage.Store) {
-	var running []string
+	// Three tasks of a dead process, one of a live one (another server
+	// sharing the database), one queued, one done.
+	var dead []string
 	for i := range 3 {
 		task := mustCreate(t, s, storage.Task{Goal: fmt.Sprint(i), Device: "sim", Planner: "rule"})
-		if _, err := s.UpdateStatus(ctx(t), task.ID, storage.Change{From: []string{storage.StatusQueued}, To: storage.StatusRunning, At: base}); err != nil {
+		got, err := s.UpdateStatus(ctx(t), task.ID, storage.Change{From: []string{storage.StatusQueued}, To: storage.StatusRunning, At: base, Owner: "host-a:100"})
+		if err != nil {
 			t.Fatal(err)
 		}
-		running = append(running, task.ID)
+		if got.Owner != "host-a:100" {
+			t.Errorf("owner = %q after starting", got.Owner)
+		}
+		dead = append(dead, task.ID)
 	}
-	queued := mustCreate(t, s, storage.Task{Goal: "q", Device: "sim", Planner: "rule"})
-	done := mustCreate(t, s, storage.Task{Goal: "d", Device: "sim", Planner: "rule", Status: storage.StatusCompleted})
+	legacy := mustCreate(t, s, storage.Task{Goal: "no owner", Device: "sim", Planner: "rule", Status: storage.StatusRunning})
+	dead = append(dead, legacy.ID)
+	live := mustCreate(t, s, storage.Task{Goal: "elsewhere", Device: "sim", Planner: "rule", Status: storage.StatusRunning, Owner: "host-b:7"})
+	if got, _ := s.Task(ctx(t), live.ID); got.Owner != "host-b:7" {
+		t.Errorf("owner given at creation = %q", got.Owner)
+	}
+	queued := mustCreate(t, s, storage.Task{Goal: "q", Device: "sim", Planner: "rule", Owner: "host-a:100"})
+	done := mustCreate(t, s, storage.Task{Goal: "d", Device: "sim", Planner: "rule", Status: storage.StatusCompleted, Owner: "host-a:100"})
 	at := base.Add(time.Hour)
-	ids, err := s.MarkInterrupted(ctx(t), "phonepilot stopped while the task ran", at)
+	ids, err := s.MarkInterrupted(ctx(t), []string{"host-a:100", ""}, "phonepilot stopped while the task ran", at)
 	if err != nil {
 		t.Fatal(err)
 	}
 	sort.Strings(ids)
-	sort.Strings(running)
-	if !reflect.DeepEqual(ids, running) {
-		t.Errorf("interrupted %v, want %v", ids, running)
+	sort.Strings(dead)
+	if !reflect.DeepEqual(ids, dead) {
+		t.Errorf("interrupted %v, want %v", ids, dead)
 	}
-	for _, id := range running {
+	for _, id := range dead {
 		got, _ := s.Task(ctx(t), id)
 		if got.Status != storage.StatusInterrupted || got.Reason != "phonepilot stopped while the task ran" || got.Finished == nil || !got.Finished.Equal(at) {
 			t.Errorf("task %s after MarkInterrupted: %s %q %v", id, got.Status, got.Reason, got.Finished)
 		}
 	}
-	for id, want := range map[string]string{queued.ID: storage.StatusQueued, done.ID: storage.StatusCompleted} {
+	for id, want := range map[string]string{live.ID: storage.StatusRunning, queued.ID: storage.StatusQueued, done.ID: storage.StatusCompleted} {
 		if got, _ := s.Task(ctx(t), id); got.Status != want {
 			t.Errorf("MarkInterrupted changed a %s task to %s", want, got.Status)
 		}
 	}
-	again, err := s.MarkInterrupted(ctx(t), "again", at)
+	again, err := s.MarkInterrupted(ctx(t), []string{"host-a:100", ""}, "again", at)
 	if err != nil || len(again) != 0 {
 		t.Errorf("second MarkInterrupted changed %v (%v)", again, err)
+	}
+	none, err := s.MarkInterrupted(ctx(t), nil, "nobody", at)
+	if err != nil || len(none) != 0 {
+		t.Errorf("MarkInterrupted without owners changed %v (%v)", none, err)
 	}
 }
 

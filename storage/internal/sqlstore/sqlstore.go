@@ -91,7 +91,7 @@ func jsonOr(raw json.RawMessage, empty string) string {
 	return string(raw)
 }
 
-const taskColumns = `id, goal, device, planner, max_steps, status, reason, created_us, started_us, finished_us,
+const taskColumns = `id, goal, device, planner, max_steps, status, reason, owner, created_us, started_us, finished_us,
 	input_tokens, output_tokens, model_latency_ns, config, seq`
 
 type scanner interface{ Scan(dest ...any) error }
@@ -104,7 +104,7 @@ func scanTask(r scanner) (storage.Task, int64, error) {
 		latency           int64
 		config            string
 	)
-	err := r.Scan(&t.ID, &t.Goal, &t.Device, &t.Planner, &t.MaxSteps, &t.Status, &t.Reason, &created, &started, &finished,
+	err := r.Scan(&t.ID, &t.Goal, &t.Device, &t.Planner, &t.MaxSteps, &t.Status, &t.Reason, &t.Owner, &created, &started, &finished,
 		&t.Usage.InputTokens, &t.Usage.OutputTokens, &latency, &config, &seq)
 	if err != nil {
 		return storage.Task{}, 0, err
@@ -137,10 +137,10 @@ func (s *Store) CreateTask(ctx context.Context, t storage.Task) (storage.Task, e
 		return storage.Task{}, errors.New("create task: config is not valid JSON")
 	}
 	t.Created = t.Created.Truncate(time.Microsecond).UTC()
-	_, err := s.write.ExecContext(ctx, s.q(`INSERT INTO tasks (id, goal, device, planner, max_steps, status, reason,
+	_, err := s.write.ExecContext(ctx, s.q(`INSERT INTO tasks (id, goal, device, planner, max_steps, status, reason, owner,
 		created_us, started_us, finished_us, input_tokens, output_tokens, model_latency_ns, config)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-		t.ID, t.Goal, t.Device, t.Planner, t.MaxSteps, t.Status, t.Reason,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+		t.ID, t.Goal, t.Device, t.Planner, t.MaxSteps, t.Status, t.Reason, t.Owner,
 		us(t.Created), nullUS(t.Started), nullUS(t.Finished),
 		t.Usage.InputTokens, t.Usage.OutputTokens, int64(t.Usage.Latency), jsonOr(t.Config, "{}"))
 	if err != nil {
@@ -234,6 +234,10 @@ func (s *Store) UpdateStatus(ctx context.Context, id string, c storage.Change) (
 		set = append(set, "started_us = ?")
 		args = append(args, at)
 	}
+	if c.Owner != "" {
+		set = append(set, "owner = ?")
+		args = append(args, c.Owner)
+	}
 	if terminal {
 		set = append(set, "finished_us = ?", "input_tokens = ?", "output_tokens = ?", "model_latency_ns = ?")
 		args = append(args, at, c.Usage.InputTokens, c.Usage.OutputTokens, int64(c.Usage.Latency))
@@ -261,14 +265,22 @@ func (s *Store) UpdateStatus(ctx context.Context, id string, c storage.Change) (
 	return t, nil
 }
 
-// MarkInterrupted ends every running task as interrupted.
-func (s *Store) MarkInterrupted(ctx context.Context, reason string, at time.Time) ([]string, error) {
+// MarkInterrupted ends the running tasks of owners as interrupted.
+func (s *Store) MarkInterrupted(ctx context.Context, owners []string, reason string, at time.Time) ([]string, error) {
+	ids := []string{}
+	if len(owners) == 0 {
+		return ids, nil
+	}
+	in := strings.TrimSuffix(strings.Repeat("?, ", len(owners)), ", ")
+	args := []any{storage.StatusInterrupted, reason, us(at), storage.StatusRunning}
+	for _, o := range owners {
+		args = append(args, o)
+	}
 	rows, err := s.write.QueryContext(ctx, s.q(`UPDATE tasks SET status = ?, reason = ?, finished_us = ?
-		WHERE status = ? RETURNING id`), storage.StatusInterrupted, reason, us(at), storage.StatusRunning)
+		WHERE status = ? AND owner IN (`+in+`) RETURNING id`), args...)
 	if err != nil {
 		return nil, fmt.Errorf("mark interrupted: %w", err)
 	}
-	ids := []string{}
 	for rows.Next() {
 		var id string
 		if err := rows.Scan(&id); err != nil {
