@@ -1,12 +1,16 @@
 package adb
 
 import (
+	"bytes"
 	"context"
+	"image"
+	"image/png"
 	"os/exec"
 	"strconv"
 	"testing"
 
 	"phonepilot/device/sim"
+	"phonepilot/device/sim/adbd"
 	"phonepilot/device/sim/simadb"
 	"phonepilot/perception"
 	"phonepilot/scene"
@@ -125,4 +129,56 @@ func BenchmarkThroughADB(b *testing.B) {
 			adbExec(b, env, "shell", "input", "tap", strconv.Itoa(x), strconv.Itoa(y))
 		}
 	})
+}
+
+// BenchmarkScreenshotTransport isolates the transport: a phone that answers
+// screencap with a ready-made 1080x2400 PNG of about 2.5 MB, like a photo-rich
+// real screenshot (no rendering), fetched with the
+// host-protocol client and by exec'ing adb.
+func BenchmarkScreenshotTransport(b *testing.B) {
+	p := newFakePhone(b)
+	p.screencap = photoLikePNG(b, 1080, 2400)
+	b.Logf("PNG of %d bytes", len(p.screencap))
+	env := simadb.StartDevice(b, adbdPhone{p}, adbd.Config{})
+	d, err := Open(b.Context(), Config{Server: env.ServerAddr, Serial: env.Serial})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("hostprotocol", func(b *testing.B) {
+		b.SetBytes(int64(len(p.screencap)))
+		for b.Loop() {
+			if _, err := d.Capture(b.Context()); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("exec-adb", func(b *testing.B) {
+		b.SetBytes(int64(len(p.screencap)))
+		for b.Loop() {
+			if _, _, err := CheckPNG(adbExec(b, env, "exec-out", "screencap", "-p")); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// photoLikePNG has incompressible noise on every fourth row, which puts it
+// in the size range of real screenshots with photos.
+func photoLikePNG(b *testing.B, w, h int) []byte {
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	x := uint32(2463534242)
+	for y := 0; y < h; y += 4 {
+		row := img.Pix[y*img.Stride : y*img.Stride+w*4]
+		for i := range row {
+			x ^= x << 13
+			x ^= x >> 17
+			x ^= x << 5
+			row[i] = byte(x)
+		}
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		b.Fatal(err)
+	}
+	return buf.Bytes()
 }
