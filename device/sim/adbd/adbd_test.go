@@ -659,3 +659,20 @@ func TestListenAndServe(t *testing.T) {
 		t.Errorf("ListenAndServe on a bad address succeeded")
 	}
 }
+
+func TestOpenStreamsAreBounded(t *testing.T) {
+	phone := newFakePhone()
+	phone.block = make(chan struct{})
+	defer close(phone.block)
+	addr, _, _, _ := startServer(t, phone, adbd.Config{Logger: quietLogger()})
+	h := connect(t, addr, 1<<20)
+	refused := 0
+	for id := uint32(1); id <= 1100; id++ {
+		if h.open(id, "shell,v2,raw:block") == 0 {
+			refused++
+		}
+	}
+	if refused != 1100-1024 {
+		t.Errorf("%d of 1100 concurrent OPENs refused, want %d (the cap is 1024)", refused, 1100-1024)
+	}
+}

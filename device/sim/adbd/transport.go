@@ -17,6 +17,10 @@ import (
 // errTransportClosed is the reason streams see when their transport ends.
 var errTransportClosed = errors.New("adbd: transport closed")
 
+// maxStreams bounds the streams open at once on one transport; OPENs past
+// it are refused, so a runaway host cannot make unbounded goroutines.
+const maxStreams = 1024
+
 // maxQueuedWrites bounds the WRTEs a host may send on one stream without
 // waiting for our OKAY; a compliant host has at most one in flight.
 const maxQueuedWrites = 64
@@ -246,6 +250,13 @@ func (t *transport) handleOPEN(p packet) error {
 	handler := t.srv.service(name)
 	if handler == nil {
 		t.log.Info("refusing service", "service", name)
+		return t.send(packet{cmd: cmdCLSE, arg0: 0, arg1: p.arg0})
+	}
+	t.mu.Lock()
+	full := len(t.streams) >= maxStreams
+	t.mu.Unlock()
+	if full {
+		t.log.Warn("refusing service: too many open streams", "service", name, "open", maxStreams)
 		return t.send(packet{cmd: cmdCLSE, arg0: 0, arg1: p.arg0})
 	}
 	s := t.newStream(p.arg0)
