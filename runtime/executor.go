@@ -28,12 +28,35 @@ type executor struct {
 	clock clock.Clock
 	log   *slog.Logger
 	rng   *rand.Rand
+	// fps caches the fingerprints of the Scenes this step compares (a
+	// fingerprint hashes every listed element).
+	fps []fpEntry
 	// dumpLatency is a running average of one observation's duration.
 	dumpLatency time.Duration
 	// last is the latest Scene observed since the step's last action, which
 	// the runner reuses as its next observation instead of reading the
 	// screen again (a dump costs 0.2–2 s on a phone).
 	last *scene.Scene
+}
+
+type fpEntry struct {
+	sc *scene.Scene
+	fp string
+}
+
+// fp is e.fp(sc), remembered for the last few Scenes.
+func (e *executor) fp(sc *scene.Scene) string {
+	for _, c := range e.fps {
+		if c.sc == sc {
+			return c.fp
+		}
+	}
+	f := sc.Fingerprint()
+	if len(e.fps) >= 8 {
+		e.fps = e.fps[1:]
+	}
+	e.fps = append(e.fps, fpEntry{sc, f})
+	return f
 }
 
 // takeLast returns the latest post-action observation once.
@@ -217,7 +240,7 @@ func (e *executor) execute(ctx context.Context, number int, ps plan.PlannedStep,
 	start := e.clock.Now()
 	rec := plan.StepRecord{
 		Number: number, Intent: ps.Intent, Call: ps.Call, Attempts: []plan.Attempt{},
-		Before: planScene.Fingerprint(), Started: start,
+		Before: e.fp(planScene), Started: start,
 	}
 	fail := func(reason string) (plan.StepRecord, *scene.Scene, error) {
 		rec.Status, rec.Reason = plan.StepFailed, reason
@@ -267,7 +290,7 @@ func (e *executor) execute(ctx context.Context, number int, ps plan.PlannedStep,
 				onAttempt(a, call)
 				// Waiting was this step's retry: another attempt would wait
 				// for the same element again.
-				rec.After = sc.Fingerprint()
+				rec.After = e.fp(sc)
 				return fail(lastReason)
 			}
 			call = tools.WithElement(call, el.Index)
@@ -322,7 +345,7 @@ func (e *executor) execute(ctx context.Context, number int, ps plan.PlannedStep,
 		if err != nil {
 			return e.abort(rec, start, actedOn, err)
 		}
-		met, why := check(ps, call, base, after)
+		met, why := e.check(ps, call, base, after)
 		if !met && e.cfg.FixedDelay == 0 {
 			after, met, why, err = e.pollExpectation(ctx, ps, call, base, after, actedAt)
 			if err != nil {
@@ -330,10 +353,10 @@ func (e *executor) execute(ctx context.Context, number int, ps plan.PlannedStep,
 			}
 		}
 		cur = after
-		a := plan.Attempt{Number: n, Result: result, Changed: after.Fingerprint() != base.Fingerprint(), Duration: e.clock.Now().Sub(aStart)}
+		a := plan.Attempt{Number: n, Result: result, Changed: e.fp(after) != e.fp(base), Duration: e.clock.Now().Sub(aStart)}
 		rec.Attempts = append(rec.Attempts, a)
 		onAttempt(a, call)
-		rec.After = after.Fingerprint()
+		rec.After = e.fp(after)
 		rec.Changed = rec.After != rec.Before
 		if met {
 			rec.Status = plan.StepSucceeded
@@ -373,12 +396,12 @@ func (e *executor) effectWindow() time.Duration {
 func (e *executor) pollExpectation(ctx context.Context, ps plan.PlannedStep, call tools.Call, base, after *scene.Scene, start time.Time) (*scene.Scene, bool, string, error) {
 	met, why := false, ""
 	for {
-		met, why = check(ps, call, base, after)
+		met, why = e.check(ps, call, base, after)
 		if met {
 			return after, true, "", nil
 		}
 		limit := e.effectWindow()
-		if after.Fingerprint() != base.Fingerprint() && (ps.Expect.Kind == plan.ExpectPresent || ps.Expect.Kind == plan.ExpectApp) {
+		if e.fp(after) != e.fp(base) && (ps.Expect.Kind == plan.ExpectPresent || ps.Expect.Kind == plan.ExpectApp) {
 			// On its way to a new screen: give it the wait-for-element time.
 			limit = e.cfg.WaitTimeout
 		}
@@ -398,7 +421,7 @@ func (e *executor) pollExpectation(ctx context.Context, ps plan.PlannedStep, cal
 
 // check tells whether the screen after the action shows what the step
 // expected, and if not, why.
-func check(ps plan.PlannedStep, call tools.Call, base, after *scene.Scene) (bool, string) {
+func (e *executor) check(ps plan.PlannedStep, call tools.Call, base, after *scene.Scene) (bool, string) {
 	x := ps.Expect
 	switch x.Kind {
 	case plan.ExpectNothing:
@@ -410,7 +433,7 @@ func check(ps plan.PlannedStep, call tools.Call, base, after *scene.Scene) (bool
 			}
 			return false, "the screen did not change after submitting"
 		}
-		if after.Fingerprint() != base.Fingerprint() {
+		if e.fp(after) != e.fp(base) {
 			return true, ""
 		}
 		return false, "the screen did not change"
@@ -459,7 +482,7 @@ func (e *executor) tookEffect(ps plan.PlannedStep, call tools.Call, base, cur *s
 		app := argString(call, "app")
 		return AppMatches(cur.Package, app) || cur.Package != base.Package
 	default:
-		return cur.Fingerprint() != base.Fingerprint()
+		return e.fp(cur) != e.fp(base)
 	}
 }
 

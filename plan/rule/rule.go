@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	"phonepilot/plan"
 	"phonepilot/scene"
@@ -28,8 +29,18 @@ const (
 	maxBacks   = 2 // backs from a wrong screen
 )
 
-// Planner is the rule Planner.
-type Planner struct{}
+// Planner is the rule Planner. Its only state is the last goal it read,
+// kept so that a task's goal is parsed once, not on every step.
+type Planner struct {
+	mu   sync.Mutex
+	goal string
+	last *parsed
+}
+
+type parsed struct {
+	acts []action
+	err  error
+}
 
 var _ plan.Planner = (*Planner)(nil)
 
@@ -48,7 +59,7 @@ func (p *Planner) Plan(ctx context.Context, in plan.Input) (plan.Decision, error
 	if err := ctx.Err(); err != nil {
 		return plan.Decision{}, err
 	}
-	acts, err := parseGoal(in.Goal)
+	acts, err := p.parse(in.Goal)
 	if err != nil {
 		return finish(false, err.Error()), nil
 	}
@@ -93,6 +104,16 @@ func (p *Planner) Plan(ctx context.Context, in plan.Input) (plan.Decision, error
 		return plan.Decision{Finish: fin}, nil
 	}
 	return plan.Decision{Steps: append(steps, w.sketchFrom(st.current+1)...)}, nil
+}
+
+func (p *Planner) parse(goal string) ([]action, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.last == nil || p.goal != goal {
+		acts, err := parseGoal(goal)
+		p.goal, p.last = goal, &parsed{acts, err}
+	}
+	return p.last.acts, p.last.err
 }
 
 func finish(ok bool, reason string) plan.Decision {

@@ -171,10 +171,6 @@ func (w *work) searchEntry() (scene.Element, bool) {
 		if containsAny(id, notSearchWords) || containsAny(label, notSearchWords) {
 			continue
 		}
-		if w.failedWith(selectorFor(w.sc, el, true)) {
-			// This entry failed on this screen; another one may not.
-			continue
-		}
 		score := 0
 		switch {
 		case containsAny(id, []string{"search", "query"}):
@@ -184,26 +180,32 @@ func (w *work) searchEntry() (scene.Element, bool) {
 		case containsAny(label, searchWords):
 			score = 1
 		}
-		if score > bestScore {
+		if score > bestScore && !w.failedOn(el) {
 			best, bestScore = el, score
 		}
 	}
 	return best, bestScore > 0
 }
 
-// failedWith reports whether a failed step on this screen targeted the
-// element sel names (the call it acted with carries its index).
-func (w *work) failedWith(sel scene.Selector) bool {
-	el, ok := w.sc.Resolve(sel)
-	if !ok {
-		return false
-	}
+// failedOn reports whether tapping the search box already failed on this
+// screen on el or on its clickable ancestor (the element the tap resolved
+// to, whose index the failed call carries).
+func (w *work) failedOn(el scene.Element) bool {
 	for _, r := range w.all {
-		if r.Status != plan.StepFailed || r.Before != w.fp {
+		if r.Status != plan.StepFailed || r.Before != w.fp || r.Intent != intentTapSearchBox {
 			continue
 		}
-		if i, ok := tools.ElementArg(r.Call); ok && i == el.Index && r.Intent == intentTapSearchBox {
-			return true
+		i, ok := tools.ElementArg(r.Call)
+		if !ok {
+			continue
+		}
+		for j := el.Index; j >= 0 && j < len(w.sc.Elements); j = w.sc.Elements[j].Parent {
+			if j == i {
+				return true
+			}
+			if w.sc.Elements[j].Parent == j {
+				break
+			}
 		}
 	}
 	return false
