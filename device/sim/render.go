@@ -1,11 +1,9 @@
 package sim
 
 import (
-	"bytes"
 	"image"
 	"image/color"
 	"image/draw"
-	"image/png"
 	"math"
 	"os"
 	"strings"
@@ -108,21 +106,8 @@ type renderer struct {
 // screenshotLocked draws the current screen and encodes it as PNG.
 func (p *Phone) screenshotLocked() ([]byte, image.Image) {
 	img := p.drawLocked()
-	var b bytes.Buffer
-	enc := png.Encoder{CompressionLevel: png.BestSpeed, BufferPool: pngPool}
-	_ = enc.Encode(&b, img) // writing to a bytes.Buffer cannot fail
-	return b.Bytes(), img
+	return encodePNG(img), img
 }
-
-var pngPool = &bufferPool{}
-
-type bufferPool struct{ p sync.Pool }
-
-func (b *bufferPool) Get() *png.EncoderBuffer {
-	v, _ := b.p.Get().(*png.EncoderBuffer)
-	return v
-}
-func (b *bufferPool) Put(e *png.EncoderBuffer) { b.p.Put(e) }
 
 func (p *Phone) drawLocked() *image.RGBA {
 	fontOnce.Do(loadFonts)

@@ -345,3 +345,24 @@ func TestFiles(t *testing.T) {
 		t.Errorf("stat /sdcard: %v %v", st, err)
 	}
 }
+
+func TestEncodePNGExact(t *testing.T) {
+	p := newTestPhone(t, Config{Width: 400, Height: 880})
+	p.mu.Lock()
+	img := p.drawLocked()
+	data := encodePNG(img)
+	p.mu.Unlock()
+	dec, err := png.Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatalf("decode: %v", err)
+	}
+	for y := 0; y < 880; y++ {
+		for x := 0; x < 400; x++ {
+			r1, g1, b1, _ := img.At(x, y).RGBA()
+			r2, g2, b2, a2 := dec.At(x, y).RGBA()
+			if r1 != r2 || g1 != g2 || b1 != b2 || a2 != 0xffff {
+				t.Fatalf("pixel %d,%d differs after the round trip", x, y)
+			}
+		}
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"os"
 	"os/exec"
@@ -60,7 +61,7 @@ type Env struct {
 	serverLog    *testlog.Buffer
 	serverExited chan struct{}
 
-	stopPhone func()
+	phone *phoneServer // nil for Attach
 }
 
 // lookADB finds the adb client or skips (fails under PHONEPILOT_INTEGRATION=1).
@@ -117,29 +118,53 @@ func StartDevice(t testing.TB, phone adbd.Phone, cfg adbd.Config) *Env {
 	if err != nil {
 		t.Fatalf("simadb: %v", err)
 	}
+	ps := &phoneServer{t: t, daemon: daemon, log: cfg.Logger}
+	ps.serve(ln)
+	t.Cleanup(ps.stop)
+	e := Attach(t, ln.Addr().String())
+	e.Daemon, e.Device, e.phone = daemon, phone, ps
+	return e
+}
+
+// phoneServer runs adbd on one address; it can stop and start again.
+type phoneServer struct {
+	t      testing.TB
+	daemon *adbd.Server
+	log    *slog.Logger
+
+	mu     sync.Mutex
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+func (ps *phoneServer) serve(ln net.Listener) {
 	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan struct{})
+	done := make(chan struct{})
 	go func() {
-		defer close(served)
-		if err := daemon.Serve(ctx, ln); err != nil {
-			cfg.Logger.Error("simadb: adbd stopped", "err", err)
+		defer close(done)
+		if err := ps.daemon.Serve(ctx, ln); err != nil {
+			ps.log.Error("simadb: adbd stopped", "err", err)
 		}
 	}()
-	var once sync.Once
-	stop := func() {
-		once.Do(func() {
-			cancel()
-			select {
-			case <-served:
-			case <-time.After(commandTimeout):
-				t.Errorf("simadb: adbd did not stop within %v", commandTimeout)
-			}
-		})
+	ps.mu.Lock()
+	ps.cancel, ps.done = cancel, done
+	ps.mu.Unlock()
+}
+
+func (ps *phoneServer) stop() {
+	ps.mu.Lock()
+	cancel, done := ps.cancel, ps.done
+	ps.cancel, ps.done = nil, nil
+	ps.mu.Unlock()
+	if cancel == nil {
+		return
 	}
-	t.Cleanup(stop)
-	e := Attach(t, ln.Addr().String())
-	e.Daemon, e.Device, e.stopPhone = daemon, phone, stop
-	return e
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(commandTimeout):
+		ps.t.Errorf("simadb: adbd did not stop within %v", commandTimeout)
+	}
 }
 
 // Attach starts a private adb server (its own port outside 5555-5585, HOME,
@@ -345,9 +370,26 @@ func ExitCode(err error) int {
 // It is safe to call more than once; it does nothing for an Env made by
 // Attach (the phone is not ours to stop).
 func (e *Env) StopPhone() {
-	if e.stopPhone != nil {
-		e.stopPhone()
+	if e.phone != nil {
+		e.phone.stop()
 	}
+}
+
+// RestartPhone serves the same phone (same state) on the same address
+// again after StopPhone, reconnects adb (`disconnect`, `connect`) and waits
+// for state "device", as a user does after replugging.
+func (e *Env) RestartPhone() error {
+	if e.phone == nil {
+		return errors.New("simadb: RestartPhone on an Env made by Attach")
+	}
+	e.phone.stop()
+	ln, err := net.Listen("tcp", e.Serial)
+	if err != nil {
+		return fmt.Errorf("simadb: listen again on %s: %w", e.Serial, err)
+	}
+	e.phone.serve(ln)
+	e.run(false, "disconnect", e.Serial)
+	return e.connect()
 }
 
 // ServerLog is what the private adb server has logged so far.

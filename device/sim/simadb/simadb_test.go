@@ -139,3 +139,19 @@ func TestRealADBListsAndPullsDirectories(t *testing.T) {
 		}
 	}
 }
+
+func TestRestartPhoneReconnects(t *testing.T) {
+	phone := newMemPhone()
+	env := simadb.StartDevice(t, phone, adbd.Config{})
+	phone.WriteFile("/sdcard/kept.txt", []byte("kept"), 0o644)
+	env.StopPhone()
+	if _, err := env.ADB("shell", "echo", "x"); err == nil {
+		t.Fatal("shell worked while the phone was stopped")
+	}
+	if err := env.RestartPhone(); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := env.ADB("exec-out", "cat", "/sdcard/kept.txt"); err != nil || string(out) != "kept" {
+		t.Errorf("after restart: %q, %v", out, err)
+	}
+}
