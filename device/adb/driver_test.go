@@ -307,6 +307,9 @@ func TestTypeTextNonASCIIUsesADBKeyboardAndRestoresIME(t *testing.T) {
 	if p.ime != before {
 		t.Errorf("IME after typing = %q; want the user's %q restored", p.ime, before)
 	}
+	if p.enabledIMEs[adbKeyboardIME] {
+		t.Error("ADB Keyboard left enabled although it was not enabled before")
+	}
 }
 
 func TestTypeTextNonASCIIWithoutADBKeyboard(t *testing.T) {

@@ -94,6 +94,7 @@ type fakePhone struct {
 	field       string
 	focused     bool
 	ime         string
+	enabledIMEs map[string]bool
 	packages    []string
 	ttyWorks    bool
 	dumpScript  []string // outputs for the next dumps, consumed in order
@@ -202,10 +203,27 @@ func (p *fakePhone) handle(serial, service, cmd string) reply {
 	case "settings":
 		return reply{out: []byte(p.ime + "\n")}
 	case "ime":
-		if len(args) == 3 && args[1] == "set" {
-			p.ime = args[2]
+		if p.enabledIMEs == nil {
+			p.enabledIMEs = map[string]bool{p.ime: true}
 		}
-		return reply{out: []byte("Input method " + args[len(args)-1] + " selected for user #0\n")}
+		switch {
+		case len(args) == 3 && args[1] == "list":
+			var b strings.Builder
+			for id, on := range p.enabledIMEs {
+				if on {
+					b.WriteString(id + "\n")
+				}
+			}
+			return reply{out: []byte(b.String())}
+		case len(args) == 3 && args[1] == "set":
+			if !p.enabledIMEs[args[2]] {
+				return reply{stderr: []byte("Unknown input method " + args[2] + " cannot be selected for user #0\n"), exit: 255}
+			}
+			p.ime = args[2]
+		case len(args) == 3 && (args[1] == "enable" || args[1] == "disable"):
+			p.enabledIMEs[args[2]] = args[1] == "enable"
+		}
+		return reply{out: []byte("Input method " + args[len(args)-1] + " done for user #0\n")}
 	case "pm":
 		var b strings.Builder
 		for _, pkg := range p.packages {

@@ -144,6 +144,9 @@ func TestSimTextArrivesVerbatim(t *testing.T) {
 	if _, err := d.run(t.Context(), time.Second*5, "ime set "+gboard); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := d.run(t.Context(), time.Second*5, "ime disable "+adbKeyboardIME); err != nil {
+		t.Fatal(err)
+	}
 	imeBefore := simIME(t, env)
 	if imeBefore != gboard {
 		t.Fatalf("simulator IME = %q after ime set; want %q", imeBefore, gboard)
@@ -166,6 +169,9 @@ func TestSimTextArrivesVerbatim(t *testing.T) {
 	}
 	if got := simIME(t, env); got != imeBefore || got == adbKeyboardIME {
 		t.Errorf("IME after typing = %q; want the previous %q restored", got, imeBefore)
+	}
+	if out, err := d.run(t.Context(), 5*time.Second, "ime list -s"); err != nil || strings.Contains(string(out), adbKeyboardIME) {
+		t.Errorf("enabled IMEs after typing: %q, %v; want ADB Keyboard disabled again", out, err)
 	}
 
 	// Back to ASCII: the field is replaced again, and an empty text clears it.

@@ -6,8 +6,10 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"phonepilot/device"
@@ -188,9 +190,16 @@ func Quote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
+// imeSwitchPause lets a newly selected IME bind to the focused field before
+// it is sent a broadcast (ADB Keyboard registers its receiver when its
+// input view is created).
+const imeSwitchPause = 300 * time.Millisecond
+
 // typeWithADBKeyboard switches to ADB Keyboard, clears the field, types
 // the text as base64 (UTF-8 through the broadcast extra is unreliable on
-// Android 8+), and restores the user's IME even when ctx is cancelled.
+// Android 8+), and puts the user's IME back even when ctx is cancelled:
+// the previous default IME is selected again, and ADB Keyboard is disabled
+// again if it was not enabled before.
 func (d *Device) typeWithADBKeyboard(ctx context.Context, text string) (err error) {
 	prev, err := d.run(ctx, d.cfg.Timeouts.Command, "settings get secure default_input_method")
 	if err != nil {
@@ -198,27 +207,34 @@ func (d *Device) typeWithADBKeyboard(ctx context.Context, text string) (err erro
 	}
 	previous := strings.TrimSpace(string(prev))
 	if previous != adbKeyboardIME {
-		if _, err := d.run(ctx, d.cfg.Timeouts.Command, "ime enable "+adbKeyboardIME); err != nil {
+		enabled, err := d.run(ctx, d.cfg.Timeouts.Command, "ime list -s")
+		if err != nil {
 			return err
 		}
-		if _, err := d.run(ctx, d.cfg.Timeouts.Command, "ime set "+adbKeyboardIME); err != nil {
-			return err
-		}
+		wasEnabled := slices.Contains(strings.Fields(string(enabled)), adbKeyboardIME)
 		defer func() {
-			if previous == "" || previous == "null" {
-				return
-			}
-			// Restore even if the caller gave up: leaving the user without
-			// their keyboard is worse than a late return.
+			// Leaving the user without their keyboard is worse than a late
+			// return, so this runs on a context of its own.
 			rctx, cancel := opCtx(context.WithoutCancel(ctx), d.cfg.Timeouts.Command)
 			defer cancel()
-			if _, rerr := d.run(rctx, d.cfg.Timeouts.Command, "ime set "+Quote(previous)); rerr != nil {
+			if rerr := d.restoreIME(rctx, previous, wasEnabled); rerr != nil {
 				d.log.Warn("could not restore the input method", "ime", previous, "err", rerr)
 				if err == nil {
 					err = fmt.Errorf("adb: restore input method %s: %w", previous, rerr)
 				}
 			}
 		}()
+		if !wasEnabled {
+			if _, err := d.run(ctx, d.cfg.Timeouts.Command, "ime enable "+adbKeyboardIME); err != nil {
+				return err
+			}
+		}
+		if _, err := d.run(ctx, d.cfg.Timeouts.Command, "ime set "+adbKeyboardIME); err != nil {
+			return err
+		}
+		if err := d.clk.Sleep(ctx, imeSwitchPause); err != nil {
+			return fmt.Errorf("adb: type text: %w", err)
+		}
 	}
 	if err := d.broadcast(ctx, "am broadcast -a ADB_CLEAR_TEXT"); err != nil {
 		return err
@@ -228,6 +244,22 @@ func (d *Device) typeWithADBKeyboard(ctx context.Context, text string) (err erro
 	}
 	b64 := base64.StdEncoding.EncodeToString([]byte(text))
 	return d.broadcast(ctx, "am broadcast -a ADB_INPUT_B64 --es msg "+Quote(b64))
+}
+
+// restoreIME selects the user's previous IME and, when ADB Keyboard was
+// not enabled before, disables it again.
+func (d *Device) restoreIME(ctx context.Context, previous string, wasEnabled bool) error {
+	if previous != "" && previous != "null" {
+		if _, err := d.run(ctx, d.cfg.Timeouts.Command, "ime set "+Quote(previous)); err != nil {
+			return err
+		}
+	}
+	if !wasEnabled {
+		if _, err := d.run(ctx, d.cfg.Timeouts.Command, "ime disable "+adbKeyboardIME); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (d *Device) broadcast(ctx context.Context, cmd string) error {
