@@ -81,7 +81,8 @@ func lookADB(t testing.TB) string {
 	return path
 }
 
-// Start makes a simulated phone from cfg (Logger defaults to the test log),
+// Start makes a simulated phone from cfg (Logger defaults to the test log;
+// discarded in benchmarks),
 // serves it through adbd with the phone's own banner, and attaches a
 // private adb server to it (see StartDevice and Attach). Env.Serial is
 // then a device the real adb client sees in state "device".
@@ -89,7 +90,7 @@ func Start(t testing.TB, cfg sim.Config) *Env {
 	t.Helper()
 	lookADB(t)
 	if cfg.Logger == nil {
-		cfg.Logger = testlog.New(t)
+		cfg.Logger = defaultLogger(t)
 	}
 	phone, err := sim.New(cfg)
 	if err != nil {
@@ -108,7 +109,7 @@ func StartDevice(t testing.TB, phone adbd.Phone, cfg adbd.Config) *Env {
 	t.Helper()
 	lookADB(t) // skip before starting anything
 	if cfg.Logger == nil {
-		cfg.Logger = testlog.New(t)
+		cfg.Logger = defaultLogger(t)
 	}
 	daemon, err := adbd.New(phone, cfg)
 	if err != nil {
@@ -188,6 +189,15 @@ func Attach(t testing.TB, serial string) *Env {
 		t.Fatalf("simadb: %v\nadb server log:\n%s", err, e.serverLog.String())
 	}
 	return e
+}
+
+// defaultLogger logs to the test, except in benchmarks, where per-command
+// log lines would be measured and pile up.
+func defaultLogger(t testing.TB) *slog.Logger {
+	if _, ok := t.(*testing.B); ok {
+		return slog.New(slog.DiscardHandler)
+	}
+	return testlog.New(t)
 }
 
 // inEmulatorRange reports ports the adb server probes on its own (and
