@@ -16,7 +16,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -145,6 +147,10 @@ func Open(ctx context.Context, cfg Config) (*Device, error) {
 		return nil, fmt.Errorf("adb: list devices: %w", err)
 	}
 	info, err := pickDevice(list, cfg.Serial)
+	if err != nil && isNetworkSerial(cfg.Serial) && !listed(list, cfg.Serial) {
+		// A Wi-Fi phone the server does not know yet: `adb connect` it.
+		info, err = connectDevice(ctx, client, cfg)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -172,6 +178,62 @@ func Open(ctx context.Context, cfg Config) (*Device, error) {
 	}
 	d.log.Debug("adb device opened", "server", client.Addr(), "model", info.Model, "features", strings.Join(feats, ","))
 	return d, nil
+}
+
+// isNetworkSerial reports a serial of the form host:port (a phone reached
+// over TCP, as `adb connect` names it).
+func isNetworkSerial(serial string) bool {
+	host, port, err := net.SplitHostPort(serial)
+	if err != nil || host == "" {
+		return false
+	}
+	n, err := strconv.Atoi(port)
+	return err == nil && n > 0 && n <= 65535
+}
+
+func listed(list []DeviceInfo, serial string) bool {
+	for _, d := range list {
+		if d.Serial == serial {
+			return true
+		}
+	}
+	return false
+}
+
+// connectDevice asks the server to connect to a network phone and waits
+// until it is listed in a settled state (the server reports "connected"
+// before the handshake completes).
+func connectDevice(ctx context.Context, client *Client, cfg Config) (DeviceInfo, error) {
+	msg, err := client.Connect(ctx, cfg.Serial)
+	if err != nil {
+		return DeviceInfo{}, fmt.Errorf("adb: connect %s: %w", cfg.Serial, err)
+	}
+	if !strings.Contains(msg, "connected to") || strings.Contains(msg, "failed") || strings.Contains(msg, "cannot") {
+		return DeviceInfo{}, fmt.Errorf("adb: connect %s: %s: %w", cfg.Serial, strings.TrimSpace(msg), device.ErrDisconnected)
+	}
+	cfg.Logger.Debug("adb connect", "serial", cfg.Serial, "answer", strings.TrimSpace(msg))
+	var last DeviceInfo
+	for range 100 {
+		list, err := client.Devices(ctx)
+		if err != nil {
+			return DeviceInfo{}, fmt.Errorf("adb: list devices: %w", err)
+		}
+		for _, d := range list {
+			if d.Serial == cfg.Serial {
+				last = d
+			}
+		}
+		if last.State != "" && last.State != "offline" && last.State != "connecting" && last.State != "authorizing" {
+			return last, nil
+		}
+		if err := cfg.Clock.Sleep(ctx, 100*time.Millisecond); err != nil {
+			break
+		}
+	}
+	if last.State == "" {
+		return DeviceInfo{}, fmt.Errorf("adb: connected to %s but the server does not list it: %w", cfg.Serial, device.ErrDisconnected)
+	}
+	return last, nil
 }
 
 // pickDevice chooses serial from list, or the only device when serial is

@@ -174,3 +174,15 @@ func TestTransportErrorsMapToDisconnected(t *testing.T) {
 		t.Errorf("unauthorized mapping wrong for %v", unauth)
 	}
 }
+
+func TestIsNetworkSerial(t *testing.T) {
+	for s, want := range map[string]bool{
+		"192.168.1.20:5555": true, "127.0.0.1:40111": true, "[::1]:5555": true, "phone.local:5555": true,
+		"emulator-5554": false, "R58M123ABC": false, "host:": false, ":5555": false, "a:b": false,
+		"adb-R58M123-abc._adb-tls-connect._tcp": false,
+	} {
+		if got := isNetworkSerial(s); got != want {
+			t.Errorf("isNetworkSerial(%q) = %t", s, got)
+		}
+	}
+}

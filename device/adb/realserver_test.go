@@ -128,3 +128,24 @@ func TestRealServerPhoneStopsMidCall(t *testing.T) {
 		t.Errorf("Tap after stop = %v; want ErrDisconnected", err)
 	}
 }
+
+func TestRealServerConnectsNetworkSerial(t *testing.T) {
+	one := simadb.StartDevice(t, adbdPhone{newFakePhone(t)}, adbd.Config{Model: "One"})
+	two := simadb.StartDevice(t, adbdPhone{newFakePhone(t)}, adbd.Config{Model: "Two"})
+	// two's phone is unknown to one's server: Open connects it, as
+	// `adb connect` would for a Wi-Fi phone.
+	d, err := Open(t.Context(), Config{Server: one.ServerAddr, Serial: two.Serial, Logger: testlog.New(t)})
+	if err != nil {
+		t.Fatalf("Open(%s) through a server that did not know it: %v", two.Serial, err)
+	}
+	if d.Info().Model != "Two" {
+		t.Errorf("opened %+v; want model Two", d.Info())
+	}
+	if err := d.Tap(t.Context(), 1, 1); err != nil {
+		t.Errorf("Tap on the connected phone: %v", err)
+	}
+	list, err := d.Client().Devices(t.Context())
+	if err != nil || len(list) != 2 {
+		t.Errorf("server lists %+v, %v; want both phones", list, err)
+	}
+}
