@@ -81,11 +81,11 @@ func lookADB(t testing.TB) string {
 	return path
 }
 
-// Start makes a simulated phone from cfg (Logger defaults to the test log;
-// discarded in benchmarks),
-// serves it through adbd with the phone's own banner, and attaches a
-// private adb server to it (see StartDevice and Attach). Env.Serial is
-// then a device the real adb client sees in state "device".
+// Start makes a simulated phone from cfg (Logger defaults to the test log,
+// discarded in benchmarks), serves it through adbd with the phone's own
+// banner, and attaches a private adb server to it (see StartDevice and
+// Attach). Env.Serial is then a device the real adb client sees in state
+// "device".
 func Start(t testing.TB, cfg sim.Config) *Env {
 	t.Helper()
 	lookADB(t)
@@ -102,8 +102,7 @@ func Start(t testing.TB, cfg sim.Config) *Env {
 	return e
 }
 
-// StartDevice serves phone through adbd with cfg (Logger defaults to the
-// test log) on a loopback port outside 5555-5585 and attaches a private adb
+// StartDevice serves phone through adbd with cfg (Logger as in Start) on a loopback port outside 5555-5585 and attaches a private adb
 // server to it (see Attach). Everything is torn down by t.Cleanup.
 func StartDevice(t testing.TB, phone adbd.Phone, cfg adbd.Config) *Env {
 	t.Helper()
