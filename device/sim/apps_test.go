@@ -370,3 +370,19 @@ func TestConcurrentUse(t *testing.T) {
 		<-done
 	}
 }
+
+func TestContactTextOpensMessages(t *testing.T) {
+	v := newDrive(t, Config{})
+	v.launch("Contacts")
+	v.tapLabel("Carol Wang")
+	v.tapLabel("Text")
+	if sc := v.scene(); sc.Package != messagesPkg {
+		t.Fatalf("Text opened %s", sc.Package)
+	}
+	v.typeText("Hi Carol")
+	v.tapLabel("Send SMS")
+	sent, _ := dig(v.state(), "messages", "sent").([]any)
+	if len(sent) != 1 || sent[0].(map[string]any)["to"] != "Carol Wang" {
+		t.Errorf("sent = %v", sent)
+	}
+}

@@ -178,7 +178,7 @@ func (a *contactsApp) detail(c *ui, s *ctScreen) []*node {
 		avatar(c, rect(g.W/2-g.u(150), y+g.u(200), g.W/2+g.u(150), y+g.u(500)), p.Name),
 		label(ctid("large_title"), p.Name, rect(g.u(40), y+g.u(540), g.W-g.u(40), y+g.u(660)), g.u(72), c.pal.fg).centered(),
 		button(ctid("call_button"), c.t("ct.call"), rect(g.u(160), y+g.u(720), g.W/2-g.u(30), y+g.u(840)), g.u(40), c.pal.field, c.pal.fg, func() {}),
-		button(ctid("text_button"), c.t("ct.text"), rect(g.W/2+g.u(30), y+g.u(720), g.W-g.u(160), y+g.u(840)), g.u(40), c.pal.field, c.pal.fg, func() {}),
+		button(ctid("text_button"), c.t("ct.text"), rect(g.W/2+g.u(30), y+g.u(720), g.W-g.u(160), y+g.u(840)), g.u(40), c.pal.field, c.pal.fg, func() { a.textContact(p) }),
 		&node{class: "android.widget.RelativeLayout", id: ctid("phone_row"), r: rect(g.u(40), y+g.u(920), g.W-g.u(40), y+g.u(1120)), look: look{bg: c.pal.surface, radius: g.u(30)},
 			kids: []*node{
 				label(ctid("header"), p.Phone, rect(g.u(100), y+g.u(950), g.W-g.u(100), y+g.u(1030)), g.u(46), c.pal.fg),
@@ -186,4 +186,17 @@ func (a *contactsApp) detail(c *ui, s *ctScreen) []*node {
 			}},
 	}
 	return []*node{frameLayout(r, kids...)}
+}
+
+// textContact opens Messages on a new conversation addressed to the
+// contact, with the message field focused.
+func (a *contactsApp) textContact(p contact) {
+	m, ok := a.p.app(messagesPkg).(*messagesApp)
+	if !ok {
+		return
+	}
+	a.p.launch(m)
+	m.toDraft, m.draft = p.Name, ""
+	m.stack = append(m.stack, &msScreen{name: "new"})
+	a.p.focus = focusKey{a.p.screenKey(), msid("compose_message_text")}
 }

@@ -28,8 +28,8 @@ func (p *Phone) dumpSince(start, now time.Time, compressed bool) ([]byte, error)
 	var b bytes.Buffer
 	b.Grow(16 << 10)
 	b.WriteString(`<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation="0">`)
-	for i, w := range ws {
-		writeNode(&b, w, i, compressed)
+	for _, w := range ws {
+		writeNode(&b, w, 0, compressed) // every window root is index 0
 	}
 	b.WriteString(`</hierarchy>`)
 	return b.Bytes(), nil

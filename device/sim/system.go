@@ -120,7 +120,7 @@ func (p *Phone) statusBar(c *ui) *node {
 				r: rect(x-g.u(40), g.u(28), x, h-g.u(28)), look: look{kind: paintGlyph, glyph: "bt", fg: fg}})
 		}
 	}
-	root := &node{class: "android.widget.FrameLayout", id: "com.android.systemui:id/status_bar_container",
+	root := &node{class: "android.widget.FrameLayout",
 		r: rect(0, 0, g.W, h), look: look{bg: bg},
 		kids: []*node{{class: "android.widget.FrameLayout", id: "com.android.systemui:id/status_bar", r: rect(0, 0, g.W, h), plain: true, kids: kids}}}
 	stampPackage(root, systemUIPkg)
@@ -142,9 +142,9 @@ func (p *Phone) navBar(c *ui) *node {
 			r: rect(i*w+w/2-g.u(80), top, i*w+w/2+g.u(80), g.H), clickable: true, longClickable: true, focusable: true,
 			tap: func() { p.keyEffect(key) }, look: look{kind: paintGlyph, glyph: glyph, fg: fg}}
 	}
-	root := &node{class: "android.widget.FrameLayout", id: "com.android.systemui:id/navigation_bar_frame",
+	root := &node{class: "android.widget.FrameLayout",
 		r: rect(0, top, g.W, g.H), look: look{bg: bg},
-		kids: []*node{{class: "android.widget.FrameLayout", id: "com.android.systemui:id/navigation_bar_view", r: rect(0, top, g.W, g.H), plain: true,
+		kids: []*node{{class: "android.widget.FrameLayout", id: "com.android.systemui:id/navigation_bar_frame", r: rect(0, top, g.W, g.H), plain: true,
 			kids: []*node{
 				btn("back", "sys.back", "back", 0, keyBack),
 				btn("home", "sys.home", "home", 1, keyHome),
