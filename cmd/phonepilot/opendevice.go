@@ -46,13 +46,13 @@ type openedDevice struct {
 var errDeviceSpec = errors.New("bad --device")
 
 // deviceSpecForms is shown whenever a --device value is wrong.
-const deviceSpecForms = "use sim (the built-in simulated phone), adb (the only phone attached through adb) or adb:SERIAL (see `phonepilot devices`)"
+const deviceSpecForms = "use sim (the built-in simulated phone), adb (the only phone attached through adb), adb:SERIAL (see `phonepilot devices`) or adb:HOST:PORT (a Wi-Fi phone; connected on demand)"
 
 // addDeviceFlags registers --device and the options openDevice reads, for
 // commands that drive a phone.
 func addDeviceFlags(cmd *cobra.Command, spec *string, o *deviceOptions) {
 	f := cmd.Flags()
-	f.StringVar(spec, "device", "sim", "phone to drive: sim, adb, or adb:SERIAL")
+	f.StringVar(spec, "device", "sim", "phone to drive: sim, adb, adb:SERIAL or adb:HOST:PORT")
 	f.StringVar(&o.ADBServer, "adb-server", "", "adb server address host:port (default: $ADB_SERVER_SOCKET, else 127.0.0.1:5037)")
 	f.StringVar(&o.SimLocale, "sim-locale", "en", "simulated phone's language: en or zh")
 	f.StringVar(&o.SimProfile, "sim-profile", "", "simulated phone's realism profile: \"\", realistic, slow or flaky")
