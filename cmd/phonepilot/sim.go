@@ -60,7 +60,7 @@ phone by itself (as emulator-5554 for port 5555).`,
 	f.StringVar(&o.controlAddr, "control", "", "address of the control HTTP server (GET /state, POST /reset); off when empty")
 	f.StringVar(&o.locale, "locale", "en", "phone language: en or zh")
 	f.StringVar(&o.profile, "profile", "", "seeded realism profile (none by default): "+strings.Join(sim.ProfileNames(), ", "))
-	f.Int64Var(&o.seed, "seed", 1, "seed of the realism profile; the same seed and inputs repeat the same run")
+	f.Int64Var(&o.seed, "seed", 0, "seed of the realism profile; the same seed and inputs repeat the same run")
 	f.StringVar(&o.size, "size", "1080x2400", "screen size WIDTHxHEIGHT in pixels")
 	f.BoolVar(&o.noADBKeyboard, "no-adb-keyboard", false, "do not install the ADB Keyboard IME")
 	f.BoolVar(&o.auth, "auth", false, "ask adb for a key (any key is accepted), like a phone with USB debugging authorization")
