@@ -93,9 +93,8 @@ func runServe(cmd *cobra.Command, o serveOptions, ready serveReady) error {
 	if err := cfg.Validate(); err != nil {
 		return exitWith(2, err)
 	}
-	if _, set := os.LookupEnv("PHONEPILOT_DB"); !set && !cmd.Flags().Changed("db") && cfg.Source == "" &&
-		cfg.Storage.DB == defaultAppConfig().Storage.DB {
-		cfg.Storage.DB = "" // nobody chose: the user's data directory (openStore)
+	if cfg.Storage.DB, err = resolveDB(cmd, o.config); err != nil {
+		return exitWith(2, err)
 	}
 	if err := api.CheckBind(cfg.Serve.Addr, cfg.Serve.Token); err != nil {
 		return exitWith(2, err)

@@ -319,6 +319,24 @@ func TestWebPageInChromium(t *testing.T) {
 		t.Errorf("stored task %+v, %v", task, err)
 	}
 
+	// The cancel button: a second task, cancelled from the page while it runs.
+	err = chromedp.Do(ctx,
+		chromedp.Evaluate[chromedp.Void](`document.getElementById("goal").value = ""`),
+		chromedp.SendKeys(chromedp.ID("goal"), "open Settings and tap Display then go back then open Contacts"),
+		chromedp.SetValue(chromedp.ID("device"), "sim:web2"),
+		chromedp.Click(chromedp.ID("start")),
+		chromedp.WaitVisible(chromedp.CSS("#task-status.running")),
+		chromedp.Click(chromedp.ID("cancel")),
+		chromedp.WaitVisible(chromedp.CSS("#task-status.cancelled")),
+	)
+	if err != nil {
+		t.Fatalf("browser: cancel from the page: %v", err)
+	}
+	path2, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`location.pathname`))
+	if task, err := a.store.Task(t.Context(), strings.TrimPrefix(path2, "/tasks/")); err != nil || task.Status != storage.StatusCancelled {
+		t.Errorf("task cancelled from the page is stored as %+v, %v", task, err)
+	}
+
 	out := filepath.Join(t.TempDir(), "web-ui.png")
 	if os.Getenv("UPDATE_GOLDEN") == "1" {
 		out = filepath.Join("..", "..", "docs", "web-ui.png")

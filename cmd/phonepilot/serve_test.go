@@ -516,3 +516,40 @@ func TestOwnerGone(t *testing.T) {
 		}
 	}
 }
+
+// run, serve, tasks and show find the same database: --db, else the
+// configuration, else the user's data directory.
+func TestResolveDB(t *testing.T) {
+	t.Setenv("PHONEPILOT_CONFIG", "")
+	os.Unsetenv("PHONEPILOT_CONFIG")
+	t.Setenv("PHONEPILOT_DB", "")
+	os.Unsetenv("PHONEPILOT_DB")
+	t.Chdir(t.TempDir())
+	resolve := func(args ...string) string {
+		t.Helper()
+		cmd := newTasksCmd()
+		if err := cmd.ParseFlags(args); err != nil {
+			t.Fatal(err)
+		}
+		db, err := resolveDB(cmd, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return db
+	}
+	if got := resolve(); got != "" {
+		t.Errorf("nothing chosen: %q, want \"\" (the data directory)", got)
+	}
+	if got := resolve("--db", "/x/y.db"); got != "/x/y.db" {
+		t.Errorf("--db: %q", got)
+	}
+	t.Setenv("PHONEPILOT_DB", "postgres://pp@db/pp")
+	if got := resolve(); got != "postgres://pp@db/pp" {
+		t.Errorf("PHONEPILOT_DB: %q", got)
+	}
+	os.Unsetenv("PHONEPILOT_DB")
+	os.WriteFile("phonepilot.toml", []byte("[storage]\ndb = \"/srv/pp.db\"\n"), 0o644)
+	if got := resolve(); got != "/srv/pp.db" {
+		t.Errorf("config file: %q", got)
+	}
+}

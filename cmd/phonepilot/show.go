@@ -16,7 +16,7 @@ func init() { register(newShowCmd) }
 
 func newShowCmd() *cobra.Command {
 	var (
-		db     string
+		config string
 		asJSON bool
 	)
 	cmd := &cobra.Command{
@@ -26,6 +26,10 @@ func newShowCmd() *cobra.Command {
   phonepilot show t01jd5k2m8x9q7r3s4t5v --json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			db, err := resolveDB(cmd, config)
+			if err != nil {
+				return exitWith(2, err)
+			}
 			store, err := openStore(cmd.Context(), db)
 			if err != nil {
 				return exitWith(1, err)
@@ -49,7 +53,8 @@ func newShowCmd() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&db, "db", "", dbFlagHelp)
+	cmd.Flags().String("db", "", dbFlagHelp)
+	cmd.Flags().StringVar(&config, "config", "", "config file (default: ./phonepilot.toml when present, or $PHONEPILOT_CONFIG)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON (steps include their Scene)")
 	return cmd
 }

@@ -23,12 +23,9 @@ func init() { register(newTasksCmd) }
 const dbFlagHelp = "database: a SQLite file path (default ~/.local/share/phonepilot/phonepilot.db) or a postgres:// URL; env PHONEPILOT_DB"
 
 // openStore opens the store --db names: a postgres:// (or postgresql://)
-// URL, a SQLite path (optionally "sqlite:" prefixed), or, when empty,
-// PHONEPILOT_DB or the SQLite file in the user's data directory.
+// URL, a SQLite path (optionally "sqlite:" prefixed), or, when empty, the
+// SQLite file in the user's data directory.
 func openStore(ctx context.Context, spec string) (storage.Store, error) {
-	if spec == "" {
-		spec = os.Getenv("PHONEPILOT_DB")
-	}
 	switch {
 	case strings.HasPrefix(spec, "postgres://"), strings.HasPrefix(spec, "postgresql://"):
 		return postgres.Open(ctx, spec)
@@ -42,11 +39,30 @@ func openStore(ctx context.Context, spec string) (storage.Store, error) {
 	return sqlite.Open(ctx, strings.TrimPrefix(spec, "sqlite:"))
 }
 
+// resolveDB is the database a command uses: --db when given, else the
+// configuration's storage.db (file, then PHONEPILOT_DB); when nobody chose
+// one, "" (openStore then uses the SQLite file in the user's data
+// directory), so run, serve, tasks and show all meet in the same place.
+func resolveDB(cmd *cobra.Command, configPath string) (string, error) {
+	if f := cmd.Flags().Lookup("db"); f != nil && f.Changed {
+		return f.Value.String(), nil
+	}
+	cfg, err := loadConfig(configPath, nil)
+	if err != nil {
+		return "", err
+	}
+	_, envSet := os.LookupEnv("PHONEPILOT_DB")
+	if !envSet && cfg.Source == "" && cfg.Storage.DB == defaultAppConfig().Storage.DB {
+		return "", nil
+	}
+	return cfg.Storage.DB, nil
+}
+
 func newTasksCmd() *cobra.Command {
 	var (
-		db, status string
-		limit      int
-		asJSON     bool
+		status, config string
+		limit          int
+		asJSON         bool
 	)
 	cmd := &cobra.Command{
 		Use:   "tasks",
@@ -61,6 +77,10 @@ func newTasksCmd() *cobra.Command {
 			}
 			if limit < 1 || limit > storage.MaxPage {
 				return exitWith(2, fmt.Errorf("--limit %d: want 1..%d", limit, storage.MaxPage))
+			}
+			db, err := resolveDB(cmd, config)
+			if err != nil {
+				return exitWith(2, err)
 			}
 			store, err := openStore(cmd.Context(), db)
 			if err != nil {
@@ -79,7 +99,8 @@ func newTasksCmd() *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&db, "db", "", dbFlagHelp)
+	f.String("db", "", dbFlagHelp)
+	f.StringVar(&config, "config", "", "config file (default: ./phonepilot.toml when present, or $PHONEPILOT_CONFIG)")
 	f.StringVar(&status, "status", "", "only tasks with this status: "+strings.Join(storage.Statuses, ", "))
 	f.IntVar(&limit, "limit", 20, "how many tasks")
 	f.BoolVar(&asJSON, "json", false, "print JSON")
