@@ -261,6 +261,18 @@ func (w *work) failedHere(intent string) (plan.StepRecord, bool) {
 	return plan.StepRecord{}, false
 }
 
+// failedHereTimes counts the steps with this intent that failed on this
+// very screen.
+func (w *work) failedHereTimes(intent string) int {
+	n := 0
+	for _, r := range w.all {
+		if r.Status == plan.StepFailed && r.Intent == intent && r.Before == w.fp {
+			n++
+		}
+	}
+	return n
+}
+
 // count is how many steps of the current action had this intent.
 func (w *work) count(intent string) int {
 	n := 0

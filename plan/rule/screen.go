@@ -94,7 +94,9 @@ func (w *work) dismissPopup() (plan.PlannedStep, bool) {
 			shown = scene.IDName(el.ResourceID)
 		}
 		intent := "dismiss the popup (" + shown + ")"
-		if _, failed := w.failedHere(intent); failed {
+		if w.failedHereTimes(intent) >= 2 {
+			// A popup can come back as it is closed (another one queued
+			// behind it), so closing it gets a second chance, not a third.
 			continue
 		}
 		sel := selectorFor(w.sc, el, true)
