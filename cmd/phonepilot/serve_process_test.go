@@ -120,6 +120,7 @@ func startServeProcess(t *testing.T, bin, db string, extra ...string) *serveProc
 // Kill -9 the server mid-task and start it again: the task is interrupted,
 // every step that had finished is there, and the database is intact.
 func TestServeKilledMidTask(t *testing.T) {
+	t.Parallel() // mostly waiting on the simulated phone or the browser
 	bin := buildPhonepilot(t)
 	db := filepath.Join(t.TempDir(), "phonepilot.db")
 	sp := startServeProcess(t, bin, db, "--sim-profile", "realistic")
@@ -234,6 +235,7 @@ func chromiumPath(t *testing.T) string {
 // from the form, watch it run live and complete, and see the step
 // wireframes with the acted-on element highlighted.
 func TestWebPageInChromium(t *testing.T) {
+	t.Parallel() // mostly waiting on the simulated phone or the browser
 	chromium := chromiumPath(t)
 	a := startServedAPI(t, openTestSQLite(t), "realistic")
 

@@ -148,6 +148,7 @@ func readStream(body io.Reader, out chan<- streamed) {
 // The event stream carries a task's steps on the simulator live, each with
 // the Scene it acted on.
 func TestServeEventStreamOnSimulator(t *testing.T) {
+	t.Parallel() // mostly waiting on the simulated phone or the browser
 	a := startServedAPI(t, openTestSQLite(t), "realistic")
 	task := postTask(t, a.url, "open Taobao and search Mac mini", "sim:sse")
 	resp, err := http.Get(a.url + "/v1/tasks/" + task.ID + "/events")
