@@ -143,7 +143,7 @@ func (rd *renderer) node(n *node) {
 	textDone := false
 	switch l.kind {
 	case paintWallpaper:
-		gradient(dst, lay, rgb(0x1f, 0x3a, 0x6e), rgb(0x7a, 0x4f, 0x9e))
+		draw.Draw(dst, lay, wallpaper(lay.Dx(), lay.Dy()), image.Point{}, draw.Src)
 	case paintPicture:
 		fillRounded(dst, lay, radius, l.accent)
 		c := lighten(l.accent, 0.45)
@@ -450,6 +450,20 @@ func gradient(dst *image.RGBA, r image.Rectangle, top, bottom color.RGBA) {
 			uint8(float64(top.B)*(1-t) + float64(bottom.B)*t), 255}
 		fillRect(dst, rect(r.Min.X, y, r.Max.X, y+1), c)
 	}
+}
+
+var wallpapers sync.Map // image.Point (size) → *image.RGBA
+
+// wallpaper is the launcher's gradient, drawn once per size.
+func wallpaper(w, h int) *image.RGBA {
+	k := image.Point{w, h}
+	if v, ok := wallpapers.Load(k); ok {
+		return v.(*image.RGBA)
+	}
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	gradient(img, img.Bounds(), rgb(0x1f, 0x3a, 0x6e), rgb(0x7a, 0x4f, 0x9e))
+	wallpapers.Store(k, img)
+	return img
 }
 
 func lighten(c color.RGBA, t float64) color.RGBA {

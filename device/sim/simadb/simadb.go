@@ -303,28 +303,37 @@ func (e *Env) startServer() error {
 	return lastErr
 }
 
-// connect runs `adb connect` and waits for state "device" (adb connect
-// prints "failed to connect" with exit status 0, so get-state decides).
+// connect runs `adb connect` and waits for state "device". adb connect
+// exits 0 even when it fails, and right after a disconnect it can answer
+// "already connected" for a transport the server is tearing down, so
+// get-state decides, and a vanished transport is connected again.
 func (e *Env) connect() error {
-	out, err := e.run(false, "connect", e.Serial)
-	if err != nil {
-		return fmt.Errorf("adb connect %s: %w", e.Serial, err)
-	}
-	if !strings.Contains(string(out), "connected to") {
-		return fmt.Errorf("adb connect %s: %q", e.Serial, strings.TrimSpace(string(out)))
-	}
 	deadline := time.Now().Add(startTimeout)
-	for {
-		out, err := e.ADB("get-state")
-		state := strings.TrimSpace(string(out))
-		if err == nil && state == "device" {
-			return nil
+	var connectOut, state string
+	var stateErr error
+	for time.Now().Before(deadline) {
+		out, err := e.run(false, "connect", e.Serial)
+		if err != nil {
+			return fmt.Errorf("adb connect %s: %w", e.Serial, err)
 		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("adb get-state: %q, %v (want device)", state, err)
+		connectOut = strings.TrimSpace(string(out))
+		retry := time.Now().Add(3 * time.Second)
+		if retry.After(deadline) {
+			retry = deadline
 		}
-		time.Sleep(50 * time.Millisecond)
+		for time.Now().Before(retry) {
+			out, err := e.ADB("get-state")
+			state, stateErr = strings.TrimSpace(string(out)), err
+			if err == nil && state == "device" {
+				return nil
+			}
+			if err != nil && strings.Contains(err.Error(), "not found") {
+				break // the transport is gone: connect again
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
 	}
+	return fmt.Errorf("adb connect %s: %q; get-state: %q, %v (want device)", e.Serial, connectOut, state, stateErr)
 }
 
 // Command returns the real adb client set up for this Env's private server
@@ -398,6 +407,13 @@ func (e *Env) RestartPhone() error {
 	}
 	e.phone.serve(ln)
 	e.run(false, "disconnect", e.Serial)
+	// Wait until the server has dropped the old transport, so connect does
+	// not answer "already connected" for it.
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if _, err := e.ADB("get-state"); err != nil && strings.Contains(err.Error(), "not found") {
+			break
+		}
+	}
 	return e.connect()
 }
 
