@@ -239,6 +239,10 @@ func (r *runtimeRunner) Run(ctx context.Context, task storage.Task, dev device.D
 	return api.Result{Status: res.Status, Reason: res.Reason, Usage: res.Usage}
 }
 
+// maxSims bounds the in-process simulated phones one server keeps, so a
+// client naming ever new sim:NAMEs cannot exhaust its memory.
+const maxSims = 256
+
 // simName is what may follow "sim:".
 var simName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
@@ -256,6 +260,9 @@ type serveDevices struct {
 var _ api.Devices = (*serveDevices)(nil)
 
 func newServeDevices(o deviceOptions) *serveDevices {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
 	return &serveDevices{opt: o, sims: map[string]*openedDevice{}}
 }
 
@@ -266,6 +273,11 @@ func (d *serveDevices) Check(name string) error {
 	case strings.HasPrefix(name, "sim:"):
 		if !simName.MatchString(name[4:]) {
 			return fmt.Errorf("%q: the name after sim: must be 1-64 letters, digits, '.', '_' or '-'", name)
+		}
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		if _, ok := d.sims[name]; !ok && len(d.sims) >= maxSims {
+			return fmt.Errorf("%q: this server already keeps %d simulated phones; reuse one of them", name, maxSims)
 		}
 		return nil
 	case strings.HasPrefix(name, "adb:"):

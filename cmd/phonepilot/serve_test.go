@@ -554,3 +554,47 @@ func TestResolveDB(t *testing.T) {
 		t.Errorf("config file: %q", got)
 	}
 }
+
+func TestServeDeviceNames(t *testing.T) {
+	d := newServeDevices(deviceOptions{SimLocale: "en", ADBServer: "127.0.0.1:1"})
+	for name, ok := range map[string]bool{
+		"sim": true, "sim:a": true, "sim:bench-07.x_y": true, "adb": true, "adb:emulator-5554": true, "adb:192.168.1.5:5555": true,
+		"": false, "sim:": false, "sim:a b": false, "sim:" + strings.Repeat("x", 65): false, "adb:": false, "toaster": false, "SIM": false,
+	} {
+		if err := d.Check(name); (err == nil) != ok {
+			t.Errorf("Check(%q) = %v, want ok=%v", name, err, ok)
+		}
+	}
+	// sim:NAME is one phone per name, kept: the second open sees the first's screen.
+	dev1, _, err := d.Open(t.Context(), "sim:keep")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := deviceOf(dev1).LaunchApp(t.Context(), "Settings"); err != nil {
+		t.Fatal(err)
+	}
+	dev2, _, _ := d.Open(t.Context(), "sim:keep")
+	other, _, _ := d.Open(t.Context(), "sim:other")
+	s2, _ := deviceOf(dev2).Scene(t.Context())
+	so, _ := deviceOf(other).Scene(t.Context())
+	if !strings.Contains(s2.Package, "settings") || strings.Contains(so.Package, "settings") {
+		t.Errorf("sim:keep reopened shows %s, sim:other shows %s", s2.Package, so.Package)
+	}
+	list, _ := d.List(t.Context())
+	var names []string
+	for _, di := range list {
+		names = append(names, di.Name)
+	}
+	if !slices.Equal(names, []string{"sim", "sim:keep", "sim:other"}) {
+		t.Errorf("devices %v", names)
+	}
+	for i := len(d.sims); i < maxSims; i++ {
+		d.sims[fmt.Sprintf("sim:f%d", i)] = nil
+	}
+	if err := d.Check("sim:one-too-many"); err == nil {
+		t.Error("more simulated phones than maxSims accepted")
+	}
+	if err := d.Check("sim:keep"); err != nil {
+		t.Errorf("an existing phone refused at the cap: %v", err)
+	}
+}
