@@ -77,7 +77,7 @@ func (p *Planner) Plan(ctx context.Context, in plan.Input) (plan.Decision, error
 	if st.current == len(acts) {
 		return finish(true, summary(acts)), nil
 	}
-	w := &work{sc: in.Scene, fp: in.Scene.Fingerprint(), hist: in.History[st.from:], all: in.History, acts: acts, cur: st.current}
+	w := &work{sc: in.Scene, fp: in.Scene.Fingerprint(), hist: in.History[st.from:], all: in.History, scenes: in.Scenes, acts: acts, cur: st.current}
 	if step, ok := w.dismissPopup(); ok {
 		return plan.Decision{Steps: append([]plan.PlannedStep{step}, w.sketchFrom(st.current)...)}, nil
 	}
@@ -245,7 +245,9 @@ type work struct {
 	fp   string
 	hist []plan.StepRecord // steps of the current action
 	all  []plan.StepRecord
-	acts []action
+	// scenes are the recent screens (fingerprint → package).
+	scenes []plan.SceneRecord
+	acts   []action
 	cur  int
 }
 
@@ -305,7 +307,13 @@ func (w *work) appContext() string {
 // front: back (bounded), then launching it again once.
 func (w *work) wrongApp() ([]plan.PlannedStep, *plan.Finish, bool) {
 	app := w.appContext()
-	if app == "" || inApp(w.sc.Package, app) {
+	if app == "" {
+		return nil, nil, false
+	}
+	pkg := w.packageOf(app)
+	if pkg == "" || pkg == w.sc.Package {
+		// Not known which package the app is (a name the package does not
+		// spell, like 通讯录): no basis to call this screen wrong.
 		return nil, nil, false
 	}
 	back := "go back to " + app
@@ -320,6 +328,29 @@ func (w *work) wrongApp() ([]plan.PlannedStep, *plan.Finish, bool) {
 		return []plan.PlannedStep{launchStep(app, again)}, nil, true
 	}
 	return nil, &plan.Finish{Reason: fmt.Sprintf("%s is not in front (%s is) and going back did not return to it", app, w.sc.Package)}, true
+}
+
+// packageOf is the package of the app a goal named: from the table, else
+// the foreground package seen right after it was launched in this task.
+func (w *work) packageOf(app string) string {
+	if p := appPackage(app); p != "" {
+		return p
+	}
+	for i := len(w.all) - 1; i >= 0; i-- {
+		r := w.all[i]
+		if r.Status != plan.StepSucceeded || (r.Intent != launchIntent(app) && r.Intent != "open "+app+" again") {
+			continue
+		}
+		for _, sc := range w.scenes {
+			if sc.Fingerprint == r.After && sc.Package != "" {
+				return sc.Package
+			}
+		}
+	}
+	if inApp(w.sc.Package, app) {
+		return w.sc.Package
+	}
+	return ""
 }
 
 func (w *work) launch(a action) ([]plan.PlannedStep, *plan.Finish) {

@@ -296,3 +296,26 @@ func TestStuckInputEndsWithReason(t *testing.T) {
 		t.Errorf("got %+v", d)
 	}
 }
+
+func TestAppNamedInAnotherScriptIsNotAWrongScreen(t *testing.T) {
+	// 通讯录 is not spelled by com.android.contacts: the package seen after
+	// the launch tells the Planner which app it is in.
+	contacts := mkScene("com.android.contacts",
+		node{class: "android.widget.ImageButton", desc: "新建联系人", click: true, l: 800, t: 2000, r: 1000, b: 2200})
+	launch := plan.StepRecord{Number: 1, Intent: "launch 通讯录", Status: plan.StepSucceeded, Changed: true,
+		Call: tools.NewCall(tools.LaunchApp, map[string]string{"app": "通讯录"}), After: contacts.Fingerprint()}
+	d, err := New().Plan(context.Background(), plan.Input{Goal: "打开通讯录，点击新建联系人", Scene: contacts,
+		History: []plan.StepRecord{launch}, Scenes: []plan.SceneRecord{{Fingerprint: contacts.Fingerprint(), Package: contacts.Package}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Steps) == 0 || d.Steps[0].Intent != `tap "新建联系人"` {
+		t.Fatalf("steps %q, want the button tapped", stepIntents(d))
+	}
+	// On the launcher instead, the Planner goes back into the app.
+	d, _ = New().Plan(context.Background(), plan.Input{Goal: "打开通讯录，点击新建联系人", Scene: launcher(),
+		History: []plan.StepRecord{launch}, Scenes: []plan.SceneRecord{{Fingerprint: contacts.Fingerprint(), Package: contacts.Package}}})
+	if len(d.Steps) == 0 || d.Steps[0].Intent != "open 通讯录 again" {
+		t.Errorf("from the launcher: steps %q, want the app opened again", stepIntents(d))
+	}
+}
