@@ -100,6 +100,54 @@ func Run(t *testing.T, open func(t *testing.T) device.Device) {
 		waitScene(t, d, "field holding "+uni, func(sc *scene.Scene) bool { return focusedText(sc) == uni })
 	})
 
+	t.Run("KeyDeleteAndEnter", func(t *testing.T) {
+		d := open(t)
+		openTaobaoSearch(t, d)
+		if err := d.TypeText(ctx(t), "Mac minix"); err != nil {
+			t.Fatal(err)
+		}
+		waitScene(t, d, "field holding Mac minix", func(sc *scene.Scene) bool { return focusedText(sc) == "Mac minix" })
+		if err := d.Key(ctx(t), device.KeyDelete); err != nil {
+			t.Fatalf("Key(delete): %v", err)
+		}
+		waitScene(t, d, "field holding Mac mini after delete", func(sc *scene.Scene) bool { return focusedText(sc) == "Mac mini" })
+		if err := d.Key(ctx(t), device.KeyEnter); err != nil {
+			t.Fatalf("Key(enter): %v", err)
+		}
+		waitScene(t, d, "search results after enter", func(sc *scene.Scene) bool {
+			return byID(sc, "com.taobao.taobao:id/search_item") != nil
+		})
+	})
+
+	t.Run("LongPressOnRowClicksOnRelease", func(t *testing.T) {
+		d := open(t)
+		if err := d.LaunchApp(ctx(t), "Settings"); err != nil {
+			t.Fatal(err)
+		}
+		sc := waitPackage(t, d, SettingsPackage)
+		row := find(sc, "Network & internet")
+		if row == nil {
+			t.Fatalf("no Network & internet row: %v", labels(sc))
+		}
+		x, y := row.Bounds.Center()
+		if err := d.LongPress(ctx(t), x, y, 800*time.Millisecond); err != nil {
+			t.Fatalf("LongPress: %v", err)
+		}
+		waitScene(t, d, "the Network & internet page", func(sc *scene.Scene) bool { return find(sc, "Airplane mode") != nil })
+	})
+
+	t.Run("AppSwitchShowsRecents", func(t *testing.T) {
+		d := open(t)
+		if err := d.LaunchApp(ctx(t), "Settings"); err != nil {
+			t.Fatal(err)
+		}
+		waitPackage(t, d, SettingsPackage)
+		if err := d.Key(ctx(t), device.KeyAppSwitch); err != nil {
+			t.Fatalf("Key(app_switch): %v", err)
+		}
+		waitScene(t, d, "the recents screen", func(sc *scene.Scene) bool { return find(sc, "Clear all") != nil && find(sc, "Settings") != nil })
+	})
+
 	t.Run("TypeTextWithoutFocus", func(t *testing.T) {
 		d := open(t)
 		waitScene(t, d, "launcher", func(sc *scene.Scene) bool { return hasLabels(sc, LauncherLabels...) })
