@@ -148,7 +148,12 @@ func runServe(cmd *cobra.Command, o serveOptions, ready serveReady) error {
 	if err != nil {
 		return exitWith(1, fmt.Errorf("listen on %s: %w", cfg.Serve.Addr, err))
 	}
+	// Requests hang off baseCtx so that stopping ends the event streams of
+	// tasks that will not end by themselves (queued ones).
+	baseCtx, cancelRequests := context.WithCancel(context.Background())
+	defer cancelRequests()
 	hs := &http.Server{
+		BaseContext:       func(net.Listener) context.Context { return baseCtx },
 		Handler:           srv.Handler(),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
@@ -173,6 +178,7 @@ func runServe(cmd *cobra.Command, o serveOptions, ready serveReady) error {
 	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_ = srv.Close(sctx) // running tasks end as interrupted; queued ones wait for the next start
+	cancelRequests()
 	_ = hs.Shutdown(sctx)
 	return nil
 }
