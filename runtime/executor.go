@@ -71,15 +71,21 @@ func newExecutor(cfg Config, dev device.Device, clk clock.Clock, log *slog.Logge
 	return &executor{cfg: cfg, dev: dev, clock: clk, log: log, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
 }
 
-// observeRetries bounds how often a transient observation error (the
-// accessibility service not idle, an empty dump) is retried.
+// observeRetries is the least number of tries a transient observation error
+// (the accessibility service not idle during an animation, an empty dump)
+// gets; retrying goes on until WaitTimeout has passed.
 const observeRetries = 5
 
-// observe reads the current Scene, retrying transient errors briefly.
+// observe reads the current Scene, retrying transient errors for up to
+// WaitTimeout. A disconnected device or a cancelled ctx ends it at once.
 func (e *executor) observe(ctx context.Context) (*scene.Scene, error) {
 	var lastErr error
-	for i := 0; i < observeRetries; i++ {
+	deadline := e.clock.Now().Add(e.cfg.WaitTimeout)
+	for i := 0; ; i++ {
 		if i > 0 {
+			if i >= observeRetries && !e.clock.Now().Before(deadline) {
+				return nil, lastErr
+			}
 			if err := e.clock.Sleep(ctx, e.cfg.PollInterval); err != nil {
 				return nil, err
 			}
@@ -95,7 +101,6 @@ func (e *executor) observe(ctx context.Context) (*scene.Scene, error) {
 		lastErr = err
 		e.log.Debug("observe failed; retrying", "err", err)
 	}
-	return nil, lastErr
 }
 
 // settle waits for the screen to stop changing after an action, or sleeps

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -31,6 +32,7 @@ type toyPhone struct {
 	disconnectAfter  int           // after this many device calls, everything fails (0: never)
 	typeEffectDelay  int           // the field shows typed text only after this many Scene calls
 	dropEnter        int           // this many next enter presses do nothing
+	sceneErrors      int           // this many next observations fail like an animating screen
 
 	// state
 	screen      string // launcher, home, search, results
@@ -73,6 +75,10 @@ func (p *toyPhone) Scene(ctx context.Context) (*scene.Scene, error) {
 	defer p.mu.Unlock()
 	if err := p.enter(ctx); err != nil {
 		return nil, err
+	}
+	if p.sceneErrors > 0 {
+		p.sceneErrors--
+		return nil, errors.New("ERROR: could not get idle state")
 	}
 	if p.pendingText != "" {
 		p.pendingIn--

@@ -483,3 +483,13 @@ func TestPlannerErrorFailsTheTask(t *testing.T) {
 }
 
 var _ = scene.Selector{}
+
+func TestTransientObservationErrorsAreRetried(t *testing.T) {
+	// The screen cannot be read for a while (uiautomator: could not get
+	// idle state); the task waits it out instead of failing.
+	h := newHarness(t, Defaults(), nil, func(p *toyPhone) { p.sceneErrors = 12 })
+	res := h.runner.Run(context.Background(), "open Taobao and search Mac mini")
+	if res.Status != StatusCompleted {
+		t.Fatalf("%s (%s)", res.Status, res.Reason)
+	}
+}
