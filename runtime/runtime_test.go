@@ -11,6 +11,8 @@ import (
 	"phonepilot/internal/clock"
 	"phonepilot/internal/testlog"
 	"phonepilot/plan"
+	"phonepilot/plan/ai"
+	_ "phonepilot/plan/ai/anthropic" // registers the provider
 	"phonepilot/plan/rule"
 	"phonepilot/scene"
 	"phonepilot/tools"
@@ -422,7 +424,7 @@ func TestEventsInOrderWithStepScenes(t *testing.T) {
 	}
 }
 
-func TestAIPlannerDisabledByDefault(t *testing.T) {
+func TestAIPlannerDisabledDefault(t *testing.T) {
 	r, err := New(Defaults(), newToyPhone(clock.NewFake(epoch)), Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -435,16 +437,26 @@ func TestAIPlannerDisabledByDefault(t *testing.T) {
 func TestAIPlannerEnabledViaConfiguration(t *testing.T) {
 	cfg := Defaults()
 	cfg.Planner = PlannerAI
+	cfg.AI.Provider = "anthropic"
+	cfg.AI.APIKey = "test-key"
+	cfg.AI.Model = "claude-test"
+	r, err := New(cfg, newToyPhone(clock.NewFake(epoch)), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := r.Planner().(*ai.Planner); !ok {
+		t.Errorf("planner is %T, want the AI planner", r.Planner())
+	}
+	// A configuration the AI planner cannot use is refused at New.
 	cfg.AI.Provider = "no-such-provider"
-	_, err := New(cfg, newToyPhone(clock.NewFake(epoch)), Options{})
-	if err == nil || !strings.Contains(err.Error(), "ai") {
+	if _, err := New(cfg, newToyPhone(clock.NewFake(epoch)), Options{}); err == nil || !strings.Contains(err.Error(), "ai") {
 		t.Fatalf("err = %v, want the AI configuration checked", err)
 	}
 	// An explicit planner wins over the configuration.
 	explicit := planFunc(func(ctx context.Context, in plan.Input) (plan.Decision, error) {
 		return plan.Decision{Finish: &plan.Finish{Success: true}}, nil
 	})
-	r, err := New(cfg, newToyPhone(clock.NewFake(epoch)), Options{Planner: explicit})
+	r, err = New(cfg, newToyPhone(clock.NewFake(epoch)), Options{Planner: explicit})
 	if err != nil {
 		t.Fatal(err)
 	}
