@@ -441,6 +441,9 @@ func (e *executor) check(ps plan.PlannedStep, call tools.Call, base, after *scen
 		if e.fp(after) != e.fp(base) {
 			return true, ""
 		}
+		if call.Name == tools.LaunchApp && AppMatches(after.Package, argString(call, "app")) {
+			return true, "" // it was in front already
+		}
 		return false, "the screen did not change"
 	case plan.ExpectApp:
 		if AppMatches(after.Package, x.App) || (!strings.Contains(x.App, ".") && after.Package != base.Package && after.Package != "") {

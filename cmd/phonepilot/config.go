@@ -24,7 +24,46 @@ import (
 // optional phonepilot.toml, PHONEPILOT_* environment variables, and the
 // flags the user set. API keys come only from the provider's usual
 // environment variable (ANTHROPIC_API_KEY, OPENAI_API_KEY): never from the
-// file, never printed.
+// file, never printed. Unknown keys in the file are refused by name.
+//
+// A phonepilot.toml with every key (durations are Go durations):
+//
+//	device  = "sim"            # sim, adb, adb:SERIAL    (PHONEPILOT_DEVICE, --device)
+//	planner = "rule"           # rule or ai              (PHONEPILOT_PLANNER, --planner)
+//
+//	[runtime]
+//	max_steps      = 30        # PHONEPILOT_MAX_STEPS, --max-steps
+//	step_retries   = 3         # PHONEPILOT_STEP_RETRIES
+//	wait_timeout   = "10s"     # PHONEPILOT_WAIT_TIMEOUT
+//	poll_interval  = "100ms"
+//	settle_timeout = "3s"
+//	backoff_base   = "200ms"
+//	backoff_max    = "2s"
+//	fixed_delay    = "0s"      # >0 replaces settling (PHONEPILOT_FIXED_DELAY, --fixed-delay)
+//
+//	[ai]
+//	provider   = "anthropic"   # or openai               (PHONEPILOT_AI_PROVIDER, --provider)
+//	model      = ""            # PHONEPILOT_AI_MODEL, --model
+//	base_url   = ""            # PHONEPILOT_AI_BASE_URL, --base-url
+//	vision     = true          # PHONEPILOT_AI_VISION, --vision
+//	max_reasks = 2             # PHONEPILOT_AI_MAX_REASKS
+//	max_tokens = 1024
+//	timeout    = "60s"
+//
+//	[sim]
+//	locale  = "en"             # en or zh                (PHONEPILOT_SIM_LOCALE, --sim-locale)
+//	profile = ""               # "", realistic, slow, flaky (PHONEPILOT_SIM_PROFILE, --sim-profile)
+//	seed    = 1                # PHONEPILOT_SIM_SEED, --sim-seed
+//
+//	[adb]
+//	server = ""                # host:port of the adb server (PHONEPILOT_ADB_SERVER, --adb-server)
+//
+//	[storage]
+//	db = "phonepilot.db"       # SQLite file or postgres:// DSN (PHONEPILOT_DB, --db)
+//
+//	[serve]
+//	addr  = "127.0.0.1:8080"   # PHONEPILOT_ADDR, --addr
+//	token = ""                 # bearer token for the API (PHONEPILOT_TOKEN, --token)
 type appConfig struct {
 	// Device is the phone to drive: sim, adb or adb:SERIAL.
 	Device  string         `toml:"device"`
