@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	xdraw "golang.org/x/image/draw"
+
+	"phonepilot/device"
 )
 
 // goldenScreens are the screens whose screenshots are kept as golden PNGs
@@ -33,6 +35,11 @@ var goldenScreens = []struct {
 	}},
 	{"settings", func(v *drive) { v.launch("com.android.settings") }},
 	{"clock_alarms", func(v *drive) { v.launch("com.google.android.deskclock") }},
+	{"recents", func(v *drive) {
+		v.searchTaobao("coffee")
+		v.launch("com.android.settings")
+		v.d.Key(v.t.Context(), device.KeyAppSwitch)
+	}},
 	{"messages_conversation", func(v *drive) {
 		v.launch("com.google.android.apps.messaging")
 		v.tapID("com.google.android.apps.messaging:id/start_chat_fab")

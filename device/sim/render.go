@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	xdraw "golang.org/x/image/draw"
 	"golang.org/x/image/font"
 	"golang.org/x/image/font/gofont/gobold"
 	"golang.org/x/image/font/gofont/goregular"
@@ -158,6 +159,9 @@ func (rd *renderer) node(n *node) {
 	if l.border.A > 0 {
 		strokeRounded(dst, lay, radius, max(2, int(2*rd.s+0.5)), l.border)
 	}
+	if l.snapshot != nil {
+		rd.snapshot(dst, l.snapshot(), lay)
+	}
 	switch l.kind {
 	case paintIcon:
 		rd.icon(dst, n, lay)
@@ -209,6 +213,23 @@ func (rd *renderer) node(n *node) {
 		rd.node(k)
 	}
 }
+
+// snapshot renders a window off screen and scales its top part into the
+// area of r below a header band (a recents card).
+func (rd *renderer) snapshot(dst *image.RGBA, w *node, r image.Rectangle) {
+	if w == nil {
+		return
+	}
+	full := image.NewRGBA(w.r)
+	(&renderer{img: full, s: rd.s}).node(w)
+	area := rect(r.Min.X+r.Dx()/30, r.Min.Y+r.Dy()/4, r.Max.X-r.Dx()/30, r.Max.Y-r.Dy()/30)
+	scale := float64(area.Dx()) / float64(w.r.Dx())
+	srcH := int(float64(area.Dy()) / scale)
+	src := full.SubImage(rect(w.r.Min.X, w.r.Min.Y+rd.s2i(100), w.r.Max.X, min(w.r.Max.Y, w.r.Min.Y+rd.s2i(100)+srcH)))
+	xdraw.ApproxBiLinear.Scale(dst, area, src, src.Bounds(), xdraw.Src, nil)
+}
+
+func (rd *renderer) s2i(v int) int { return int(float64(v)*rd.s + 0.5) }
 
 // icon draws an app icon: a rounded square (or a circle) with its glyph,
 // and the label underneath when the node has one (launcher cells).
@@ -585,7 +606,13 @@ func drawGlyph(dst *image.RGBA, name string, r image.Rectangle, c color.RGBA, s 
 				fillRect(dst, rect(int(x0+w*fx), int(y0+h*fy), int(x0+w*(fx+0.25)), int(y0+h*(fy+0.25))), c)
 			}
 		}
-	case "bell", "alarm", "clock", "timer", "stopwatch", "gear", "sun", "help", "info", "palette":
+	case "gear":
+		arc(dst, cx, cy, rad*0.5, lw*1.2, 0, 2*math.Pi, c)
+		for i := 0; i < 8; i++ {
+			a := float64(i) * math.Pi / 4
+			seg(0.5+0.3*math.Cos(a), 0.5+0.3*math.Sin(a), 0.5+0.47*math.Cos(a), 0.5+0.47*math.Sin(a))
+		}
+	case "bell", "alarm", "clock", "timer", "stopwatch", "sun", "help", "info", "palette":
 		arc(dst, cx, cy, rad*0.8, lw, 0, 2*math.Pi, c)
 		seg(0.5, 0.5, 0.5, 0.25)
 		seg(0.5, 0.5, 0.68, 0.6)

@@ -252,7 +252,10 @@ func (p *Phone) recentsScreen(c *ui) []*node {
 		name := c.t(a.labelKey())
 		cards = append(cards, &node{class: "android.widget.FrameLayout", id: "com.google.android.apps.nexuslauncher:id/snapshot",
 			desc: name, r: rect(x, top, x+cw, top+g.u(600)), clickable: true, focusable: true,
-			tap: func() { p.launch(a) }, look: look{bg: c.pal.surface, radius: g.u(40)},
+			tap: func() { p.launch(a) }, look: look{bg: c.pal.surface, radius: g.u(40), snapshot: func() *node {
+				full := rect(0, 0, g.W, g.H)
+				return windowRoot(a.pkg(), full, c.content, a.background(c), a.build(c)...)
+			}},
 			kids: []*node{
 				{class: "android.widget.ImageView", id: "com.google.android.apps.nexuslauncher:id/icon", desc: name,
 					r: rect(x+g.u(30), top+g.u(30), x+g.u(130), top+g.u(130)), look: look{kind: paintIcon, accent: ac, glyph: gl}},

@@ -51,6 +51,9 @@ type look struct {
 	kind   paintKind
 	accent color.RGBA // icon/switch colour
 	glyph  string     // icon letter
+	// snapshot, when set, draws another window scaled into the node (the
+	// recents cards); it is only evaluated when rendering.
+	snapshot func() *node
 }
 
 type paintKind int
