@@ -129,3 +129,35 @@ func TestConfigBadValuesNameTheirSource(t *testing.T) {
 		t.Errorf("err = %v, want the missing key's variable named", err)
 	}
 }
+
+// The example in appConfig's comment is a file loadConfig accepts and that
+// yields the defaults.
+func TestConfigDocumentedExampleParses(t *testing.T) {
+	src, err := os.ReadFile("config.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body []string
+	in := false
+	for _, line := range strings.Split(string(src), "\n") {
+		switch {
+		case strings.Contains(line, "A phonepilot.toml with every key"):
+			in = true
+		case in && strings.HasPrefix(line, "type appConfig"):
+			in = false
+		case in && strings.HasPrefix(line, "//\t"):
+			body = append(body, strings.TrimPrefix(line, "//\t"))
+		}
+	}
+	if len(body) < 20 {
+		t.Fatalf("example not found (%d lines)", len(body))
+	}
+	c, err := loadConfig(writeFile(t, strings.Join(body, "\n")), envOf(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Source = ""
+	if d := defaultAppConfig(); c.String() != d.String() {
+		t.Errorf("example differs from the defaults:\n%s\n%s", c, d)
+	}
+}
