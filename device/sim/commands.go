@@ -487,7 +487,7 @@ func cmdUIAutomator(p *Phone, e *cmdEnv) int {
 	p.mu.Unlock()
 	if err != nil {
 		// uiautomator prints this and exits 0 (ADB-FACTS §15).
-		e.err("%s\n", errIdleState.Error())
+		e.err("%s\n", err.Error())
 		return 0
 	}
 	if file == "/dev/tty" && e.tty {

@@ -49,8 +49,11 @@ func (d *Device) Scene(ctx context.Context) (*scene.Scene, error) {
 	xml, err := p.dumpSince(start, p.now(), false)
 	pkg, act := p.focusedWindow()
 	p.mu.Unlock()
-	if errors.Is(err, errIdleState) {
+	switch {
+	case errors.Is(err, errIdleState):
 		return nil, fmt.Errorf("sim scene: %w", perception.ErrIdleState)
+	case errors.Is(err, errNullRoot):
+		return nil, fmt.Errorf("sim scene: %w", perception.ErrNullRoot)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("sim scene: %w", err)

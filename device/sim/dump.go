@@ -7,8 +7,12 @@ import (
 	"time"
 )
 
-// errIdleState is uiautomator's failure while the screen animates.
-var errIdleState = errors.New("ERROR: could not get idle state.")
+// uiautomator's failures: while the screen animates, and while no window
+// is ready.
+var (
+	errIdleState = errors.New("ERROR: could not get idle state.")
+	errNullRoot  = errors.New("ERROR: null root node returned by UiTestAutomationBridge.")
+)
 
 // dumpLocked renders the current windows as uiautomator would: one line,
 // attributes in uiautomator's order, the app window first. compressed
@@ -21,8 +25,8 @@ func (p *Phone) dumpLocked(now time.Time, compressed bool) ([]byte, error) {
 // for the screen to go idle) and captures the screen at now, after the
 // dump's latency. An animation running at start makes it fail.
 func (p *Phone) dumpSince(start, now time.Time, compressed bool) ([]byte, error) {
-	if p.idleNow(start) {
-		return nil, errIdleState
+	if err := p.dumpFailure(start); err != nil {
+		return nil, err
 	}
 	ws := dumpOrder(p.windowsAt(now, true))
 	var b bytes.Buffer

@@ -321,7 +321,7 @@ func (p *Phone) act(isTap bool, fn func()) {
 	}
 	fn()
 	if after := p.screenKey(); after != before && p.prof.transition > 0 {
-		p.anim = &transition{start: now, old: old, idle: idleDraw < p.prof.idleProb}
+		p.anim = &transition{start: now, old: old, idle: idleDraw < p.prof.idleProb, nullRoot: idleDraw > 1-p.prof.nullRootProb}
 	}
 	if p.pending == nil && p.popup == nil && popupDraw < p.prof.popupProb {
 		at := now.Add(p.prof.transition + time.Duration(delayDraw*float64(1500*time.Millisecond)))

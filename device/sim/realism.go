@@ -18,6 +18,10 @@ type profile struct {
 	// idleProb: chance that a transition also makes `uiautomator dump` fail
 	// with "ERROR: could not get idle state." during its first half.
 	idleProb float64
+	// nullRootProb: chance that a transition instead makes dumps in its
+	// first quarter fail with "ERROR: null root node returned by
+	// UiTestAutomationBridge." (no window ready yet).
+	nullRootProb float64
 	// loading: a spinner shows this long before search results.
 	loading time.Duration
 	// splash: Taobao's splash screen on a cold start.
@@ -35,10 +39,10 @@ var profiles = map[string]profile{
 	"realistic": {name: "realistic", transition: 400 * time.Millisecond, oldFrac: 0.5, idleProb: 0.25,
 		loading: 800 * time.Millisecond, splash: 500 * time.Millisecond,
 		popupProb: 0.04, dropProb: 0.03, dumpLatency: 100 * time.Millisecond, dumpJitter: 250 * time.Millisecond},
-	"slow": {name: "slow", transition: 1200 * time.Millisecond, oldFrac: 0.5, idleProb: 0.5,
+	"slow": {name: "slow", transition: 1200 * time.Millisecond, oldFrac: 0.5, idleProb: 0.5, nullRootProb: 0.1,
 		loading: 2500 * time.Millisecond, splash: 1500 * time.Millisecond,
 		popupProb: 0, dropProb: 0, dumpLatency: 800 * time.Millisecond, dumpJitter: 700 * time.Millisecond},
-	"flaky": {name: "flaky", transition: 600 * time.Millisecond, oldFrac: 0.5, idleProb: 0.5,
+	"flaky": {name: "flaky", transition: 600 * time.Millisecond, oldFrac: 0.5, idleProb: 0.5, nullRootProb: 0.1,
 		loading: 1200 * time.Millisecond, splash: 800 * time.Millisecond,
 		popupProb: 0.15, dropProb: 0.15, dumpLatency: 200 * time.Millisecond, dumpJitter: 400 * time.Millisecond},
 }
@@ -74,8 +78,19 @@ func (p *Phone) dumpDelay() time.Duration {
 	return p.prof.dumpLatency + j
 }
 
-// idleNow reports whether a dump at now fails with the idle-state error.
-func (p *Phone) idleNow(now time.Time) bool {
+// dumpFailure is the error a dump starting at now fails with, if any:
+// uiautomator's idle-state or null-root error during a transition.
+func (p *Phone) dumpFailure(now time.Time) error {
 	p.settle(now)
-	return p.anim != nil && p.anim.idle && now.Sub(p.anim.start) < p.prof.transition/2
+	if p.anim == nil {
+		return nil
+	}
+	el := now.Sub(p.anim.start)
+	switch {
+	case p.anim.idle && el < p.prof.transition/2:
+		return errIdleState
+	case p.anim.nullRoot && el < p.prof.transition/4:
+		return errNullRoot
+	}
+	return nil
 }

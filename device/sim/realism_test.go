@@ -311,3 +311,29 @@ func TestRealisticIsCompletable(t *testing.T) {
 }
 
 func must(b []byte, _ error) string { return string(b) }
+
+func TestNullRootWhileNoWindow(t *testing.T) {
+	clk := clock.NewFake(t0)
+	for seed := int64(0); seed < 200; seed++ {
+		p := newTestPhone(t, Config{Profile: "flaky", Seed: seed, Clock: clk})
+		p.mu.Lock()
+		p.launchLocked("Contacts")
+		nr := p.anim != nil && p.anim.nullRoot
+		p.mu.Unlock()
+		if !nr {
+			continue
+		}
+		out, errOut, rc := sh(t, p, "uiautomator dump /sdcard/x.xml")
+		if rc != 0 || out != "" || errOut != "ERROR: null root node returned by UiTestAutomationBridge.\n" {
+			t.Errorf("dump with no window ready: rc=%d out=%q err=%q", rc, out, errOut)
+		}
+		p.mu.Lock()
+		p.launchLocked("Settings") // a new transition, same kind of draw
+		p.mu.Unlock()
+		if _, err := p.Device().Scene(context.Background()); err != nil && !perception.Retryable(err) {
+			t.Errorf("Scene error %v, want a retryable perception error", err)
+		}
+		return
+	}
+	t.Fatal("no flaky seed in 0..199 produced a null-root transition")
+}

@@ -327,7 +327,8 @@ func halfDraw(n *node) {
 }
 
 type transition struct {
-	start time.Time
-	old   []*node
-	idle  bool
+	start    time.Time
+	old      []*node
+	idle     bool
+	nullRoot bool
 }
