@@ -143,3 +143,35 @@ func absDiff(a, b uint32) uint32 {
 	}
 	return b - a
 }
+
+// Without the CJK font, Chinese screens still render (as boxes), and the
+// dump is unaffected.
+func TestRendersWithoutCJKFont(t *testing.T) {
+	fontOnce.Do(loadFonts)
+	fontMu.Lock()
+	saved := cjkFont
+	cjkFont = nil
+	for k := range faces {
+		if k.which == 2 {
+			delete(faces, k)
+		}
+	}
+	fontMu.Unlock()
+	defer func() {
+		fontMu.Lock()
+		cjkFont = saved
+		fontMu.Unlock()
+	}()
+	v := newDrive(t, Config{Locale: "zh"})
+	v.launch("淘宝")
+	fr, err := v.d.Capture(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := png.Decode(bytes.NewReader(fr.PNG())); err != nil {
+		t.Fatalf("screenshot without the CJK font is not a PNG: %v", err)
+	}
+	if !v.has("双11红包") {
+		t.Errorf("zh labels missing from the dump: %s", v.labels())
+	}
+}
