@@ -40,7 +40,6 @@ func (c *ui) t(key string) string               { return c.p.t(key) }
 func (c *ui) tf(key string, args ...any) string { return c.p.tf(key, args...) }
 func (c *ui) u(v int) int                       { return c.g.u(v) }
 func (c *ui) focused(field string) bool         { return c.p.focus == focusKey{c.p.screenKey(), field} }
-func (c *ui) setFocus(field string)             { c.p.focus = focusKey{c.p.screenKey(), field} }
 
 // editText is an EditText bound to *value. An empty field shows its hint as
 // its text, as real dumps do.

@@ -116,8 +116,6 @@ func imageButton(id, desc string, r image.Rectangle, glyph string, fg color.RGBA
 		look: look{kind: paintGlyph, glyph: glyph, fg: fg}}
 }
 
-func (n *node) withLook(l look) *node { n.look = l; return n }
-
 func (n *node) centered() *node { n.look.center = true; return n }
 
 func (n *node) boldText() *node { n.look.bold = true; return n }
