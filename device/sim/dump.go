@@ -33,16 +33,16 @@ func (p *Phone) dumpSince(start, now time.Time, compressed bool) ([]byte, error)
 	b.Grow(16 << 10)
 	b.WriteString(`<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation="0">`)
 	for _, w := range ws {
-		writeNode(&b, w, 0, compressed) // every window root is index 0
+		writeNode(&b, w, 0, 0, compressed) // window roots: index 0, drawing-order 0
 	}
 	b.WriteString(`</hierarchy>`)
 	return b.Bytes(), nil
 }
 
-func writeNode(b *bytes.Buffer, n *node, index int, compressed bool) {
+func writeNode(b *bytes.Buffer, n *node, index, order int, compressed bool) {
 	if compressed && n.plain && len(n.kids) > 0 && n.text == "" && n.desc == "" && n.id == "" {
 		for i, k := range n.kids {
-			writeNode(b, k, index+i, compressed)
+			writeNode(b, k, index+i, order+i, compressed)
 		}
 		return
 	}
@@ -72,7 +72,7 @@ func writeNode(b *bytes.Buffer, n *node, index int, compressed bool) {
 	b.WriteByte(',')
 	b.WriteString(strconv.Itoa(n.r.Max.Y))
 	b.WriteString(`]" drawing-order="`)
-	b.WriteString(strconv.Itoa(index + 1))
+	b.WriteString(strconv.Itoa(order))
 	attr(b, "hint", n.hint)
 	if len(n.kids) == 0 {
 		b.WriteString(`" />`)
@@ -80,7 +80,7 @@ func writeNode(b *bytes.Buffer, n *node, index int, compressed bool) {
 	}
 	b.WriteString(`">`)
 	for i, k := range n.kids {
-		writeNode(b, k, i, compressed)
+		writeNode(b, k, i, i+1, compressed)
 	}
 	b.WriteString(`</node>`)
 }
