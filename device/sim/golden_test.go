@@ -35,6 +35,10 @@ var goldenScreens = []struct {
 	}},
 	{"settings", func(v *drive) { v.launch("com.android.settings") }},
 	{"clock_alarms", func(v *drive) { v.launch("com.google.android.deskclock") }},
+	{"settings_display_dark", func(v *drive) {
+		sh(v.t, v.d.p, "settings put secure ui_night_mode 2")
+		sh(v.t, v.d.p, "am start -a android.settings.DISPLAY_SETTINGS")
+	}},
 	{"recents", func(v *drive) {
 		v.searchTaobao("coffee")
 		v.launch("com.android.settings")
