@@ -105,3 +105,45 @@ func TestSimTargetThatNeverAppearsFailsWithinMaxSteps(t *testing.T) {
 		t.Errorf("%s (%s) in %d steps", res.Status, res.Reason, len(res.Steps))
 	}
 }
+
+// cancelOnType cancels the task the moment the query is being typed.
+type cancelOnType struct {
+	*timedDevice
+	cancel context.CancelFunc
+}
+
+func (c cancelOnType) TypeText(ctx context.Context, s string) error {
+	c.cancel()
+	return c.timedDevice.TypeText(ctx, s)
+}
+
+func TestSimCancelWhileTypingLeavesNoText(t *testing.T) {
+	clk := clock.NewFake(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC))
+	p, err := sim.New(sim.Config{Locale: "en", Seed: 1, Clock: clk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	dev := cancelOnType{&timedDevice{d: p.Device()}, cancel}
+	r, err := New(Defaults(), dev, Options{Clock: clk, Logger: testlog.New(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	res := r.Run(ctx, "open Taobao and search Mac mini")
+	if res.Status != StatusCancelled || time.Since(start) > time.Second {
+		t.Fatalf("%s (%s) after %s, want cancelled within 1 s", res.Status, res.Reason, time.Since(start))
+	}
+	raw, _ := p.State()
+	var st struct {
+		Taobao struct {
+			Query      string `json:"query"`
+			LastSearch string `json:"last_search"`
+		} `json:"taobao"`
+	}
+	_ = json.Unmarshal(raw, &st)
+	if st.Taobao.Query != "" || st.Taobao.LastSearch != "" {
+		t.Errorf("after cancel the phone holds query %q, last search %q; want nothing typed", st.Taobao.Query, st.Taobao.LastSearch)
+	}
+}
