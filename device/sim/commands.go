@@ -239,9 +239,9 @@ func cmdExit(p *Phone, e *cmdEnv) int {
 	if len(e.args) > 1 {
 		code, _ = strconv.Atoi(e.args[1])
 	}
-	p.mu.Lock()
-	p.exitCode = code & 0xff
-	p.mu.Unlock()
+	if e.exit != nil {
+		*e.exit = code & 0xff
+	}
 	return exitShell
 }
 

@@ -111,7 +111,6 @@ type Phone struct {
 	files    map[string]*memFile
 	dumps    int
 	orderSeq int
-	exitCode int
 }
 
 type focusKey struct{ screen, field string }
@@ -167,6 +166,7 @@ func (p *Phone) resetLocked() {
 	}
 	p.files = newFiles()
 	p.dumps = 0
+	p.orderSeq = 0
 }
 
 // Model names the phone for the adb banner (ro.product.name, .model, .device).

@@ -244,6 +244,7 @@ func (p *Phone) Exec(ctx context.Context, cmdline string, tty bool, stdout, stde
 		return 2
 	}
 	status := 0
+	exitCode := 0
 	for _, it := range items {
 		if (it.op == "&&" && status != 0) || (it.op == "||" && status == 0) {
 			continue
@@ -251,18 +252,19 @@ func (p *Phone) Exec(ctx context.Context, cmdline string, tty bool, stdout, stde
 		if ctx.Err() != nil {
 			return 130
 		}
-		status = p.runPipeline(ctx, it.pipe, tty, stdout, stderr)
+		status = p.runPipeline(ctx, it.pipe, tty, stdout, stderr, &exitCode)
 		if status == exitShell {
-			return p.exitCode
+			return exitCode
 		}
 	}
 	return status
 }
 
-// exitShell is returned by the exit builtin; the code is in p.exitCode.
+// exitShell is returned by the exit builtin, which stores its code in the
+// line's exit variable.
 const exitShell = -1000
 
-func (p *Phone) runPipeline(ctx context.Context, pipe pipeline, tty bool, stdout, stderr io.Writer) int {
+func (p *Phone) runPipeline(ctx context.Context, pipe pipeline, tty bool, stdout, stderr io.Writer, exitCode *int) int {
 	var in []byte
 	status := 0
 	for i, c := range pipe {
@@ -272,7 +274,7 @@ func (p *Phone) runPipeline(ctx context.Context, pipe pipeline, tty bool, stdout
 			buf = &bytes.Buffer{}
 			out = buf
 		}
-		status = p.runSimple(ctx, c, in, tty && i == len(pipe)-1, out, stderr)
+		status = p.runSimple(ctx, c, in, tty && i == len(pipe)-1, out, stderr, exitCode)
 		if buf != nil {
 			in = buf.Bytes()
 		}
@@ -291,13 +293,14 @@ type cmdEnv struct {
 	tty    bool
 	stdout io.Writer
 	stderr io.Writer
+	exit   *int // where `exit N` leaves N
 }
 
 func (e *cmdEnv) out(format string, a ...any) { fmt.Fprintf(e.stdout, format, a...) }
 func (e *cmdEnv) err(format string, a ...any) { fmt.Fprintf(e.stderr, format, a...) }
 
-func (p *Phone) runSimple(ctx context.Context, c simpleCmd, stdin []byte, tty bool, stdout, stderr io.Writer) int {
-	env := &cmdEnv{ctx: ctx, args: c.args, stdin: stdin, tty: tty, stdout: stdout, stderr: stderr}
+func (p *Phone) runSimple(ctx context.Context, c simpleCmd, stdin []byte, tty bool, stdout, stderr io.Writer, exitCode *int) int {
+	env := &cmdEnv{ctx: ctx, args: c.args, stdin: stdin, tty: tty, stdout: stdout, stderr: stderr, exit: exitCode}
 	type fileOut struct {
 		name   string
 		buf    *bytes.Buffer
