@@ -247,13 +247,14 @@ func (e *executor) execute(ctx context.Context, number int, ps plan.PlannedStep,
 		Number: number, Intent: ps.Intent, Call: ps.Call, Attempts: []plan.Attempt{},
 		Before: e.fp(planScene), Started: start,
 	}
+	actedOn := planScene // the Scene the call's element index refers to
 	fail := func(reason string) (plan.StepRecord, *scene.Scene, error) {
 		rec.Status, rec.Reason = plan.StepFailed, reason
 		rec.Duration = e.clock.Now().Sub(start)
 		if rec.After == "" {
 			rec.After = rec.Before
 		}
-		return rec, planScene, nil
+		return rec, actedOn, nil
 	}
 	probe := ps.Call
 	if ps.Target != nil {
@@ -264,15 +265,13 @@ func (e *executor) execute(ctx context.Context, number int, ps plan.PlannedStep,
 		return fail(fmt.Sprintf("invalid tool call %s: %v", ps.Call, err))
 	}
 
-	actedOn := planScene
 	cur := planScene
 	var base *scene.Scene // the screen right before the first action
 	lastReason := ""
 	for n := 1; n <= e.cfg.StepRetries; n++ {
 		if n > 1 {
 			if err := e.clock.Sleep(ctx, e.backoff(n)); err != nil {
-				rec.Duration = e.clock.Now().Sub(start)
-				return rec, actedOn, err
+				return e.abort(rec, start, actedOn, err)
 			}
 			sc, err := e.observe(ctx)
 			if err != nil {
