@@ -33,6 +33,7 @@ type toyPhone struct {
 	typeEffectDelay  int           // the field shows typed text only after this many Scene calls
 	dropEnter        int           // this many next enter presses do nothing
 	sceneErrors      int           // this many next observations fail like an animating screen
+	barAfter         time.Time     // the home page's search bar shows only from this time on
 
 	// state
 	screen      string // launcher, home, search, results
@@ -110,6 +111,10 @@ func (p *toyPhone) build() *scene.Scene {
 	r := add(scene.Element{Parent: -1, Class: "android.widget.FrameLayout", Bounds: root, Package: toyPkg})
 	switch p.screen {
 	case "home":
+		if p.clock.Now().Before(p.barAfter) {
+			add(el(0, r, "android.widget.TextView", "Guess you like", "", scene.Bounds{Left: 40, Top: 400, Right: 600, Bottom: 480}))
+			break
+		}
 		bar := el(0, r, "android.widget.LinearLayout", "", "com.taobao.taobao:id/search_bar", scene.Bounds{Left: 40, Top: 150, Right: 1040, Bottom: 270})
 		bar.Clickable = true
 		b := add(bar)

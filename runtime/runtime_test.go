@@ -494,7 +494,6 @@ func TestPlannerErrorFailsTheTask(t *testing.T) {
 	}
 }
 
-var _ = scene.Selector{}
 
 func TestTransientObservationErrorsAreRetried(t *testing.T) {
 	// The screen cannot be read for a while (uiautomator: could not get
@@ -503,5 +502,36 @@ func TestTransientObservationErrorsAreRetried(t *testing.T) {
 	res := h.runner.Run(context.Background(), "open Taobao and search Mac mini")
 	if res.Status != StatusCompleted {
 		t.Fatalf("%s (%s)", res.Status, res.Reason)
+	}
+}
+
+func TestExecutorWaitsForTheTargetToAppear(t *testing.T) {
+	// The planner names the search bar before it is drawn; the Executor
+	// polls the Scene until it shows (2 s later) and taps it.
+	var h *harness
+	script := planFunc(func(ctx context.Context, in plan.Input) (plan.Decision, error) {
+		if len(in.History) > 0 {
+			return plan.Decision{Finish: &plan.Finish{Success: true}}, nil
+		}
+		return plan.Decision{Steps: []plan.PlannedStep{{
+			Intent: "tap the search bar",
+			Call:   tools.NewCall(tools.Tap, map[string]any{}),
+			Target: &scene.Selector{Field: scene.FieldID, Value: "search_bar", Clickable: true},
+			Expect: plan.Expectation{Kind: plan.ExpectChanged},
+		}}}, nil
+	})
+	h = newHarness(t, Defaults(), script, func(p *toyPhone) { p.screen = "home" })
+	h.phone.barAfter = h.clock.Now().Add(2 * time.Second)
+	res := h.runner.Run(context.Background(), "tap the search bar")
+	if res.Status != StatusCompleted || h.phone.screen != "search" {
+		t.Fatalf("%s (%s), screen %s", res.Status, res.Reason, h.phone.screen)
+	}
+	if d := res.Steps[0].Duration; d < 2*time.Second || d > 3*time.Second {
+		t.Errorf("step took %s; want it to wait about 2 s for the bar", d)
+	}
+	for _, d := range h.clock.Sleeps() {
+		if d > Defaults().PollInterval {
+			t.Errorf("slept %s while waiting: want polling at %s", d, Defaults().PollInterval)
+		}
 	}
 }
