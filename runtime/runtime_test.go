@@ -494,7 +494,6 @@ func TestPlannerErrorFailsTheTask(t *testing.T) {
 	}
 }
 
-
 func TestTransientObservationErrorsAreRetried(t *testing.T) {
 	// The screen cannot be read for a while (uiautomator: could not get
 	// idle state); the task waits it out instead of failing.
