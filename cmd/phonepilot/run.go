@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -296,7 +297,7 @@ func (p *stepPrinter) stepLine(r plan.StepRecord) {
 	if r.Status != plan.StepSucceeded {
 		mark = p.paint("31", "FAILED")
 	}
-	line := fmt.Sprintf("%3d  %-40s %-48s %s  %d ms", r.Number, r.Intent, r.Call.String(), mark, r.Duration.Milliseconds())
+	line := fmt.Sprintf("%3d  %s %s %s  %d ms", r.Number, pad(r.Intent, 40), pad(r.Call.String(), 48), mark, r.Duration.Milliseconds())
 	if n := len(r.Attempts); n > 1 {
 		line += fmt.Sprintf("  (%d attempts)", n)
 	}
@@ -309,6 +310,23 @@ func (p *stepPrinter) stepLine(r plan.StepRecord) {
 	p.mu.Lock()
 	fmt.Fprintln(p.w, line)
 	p.mu.Unlock()
+}
+
+// pad fills s with spaces to width terminal columns; CJK characters take
+// two columns.
+func pad(s string, width int) string {
+	w := 0
+	for _, r := range s {
+		w++
+		if unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hangul, r) || unicode.Is(unicode.Hiragana, r) ||
+			unicode.Is(unicode.Katakana, r) || (r >= 0xFF00 && r <= 0xFF60) || (r >= 0x3000 && r <= 0x303F) {
+			w++
+		}
+	}
+	if w >= width {
+		return s
+	}
+	return s + strings.Repeat(" ", width-w)
 }
 
 var spinFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
