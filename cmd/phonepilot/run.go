@@ -384,7 +384,11 @@ func (p *stepPrinter) summary(res runtime.Result) {
 	default:
 		status = p.paint("33", status)
 	}
-	line := fmt.Sprintf("%s in %d steps, %.1f s", status, len(res.Steps), res.Duration.Seconds())
+	steps := "steps"
+	if len(res.Steps) == 1 {
+		steps = "step"
+	}
+	line := fmt.Sprintf("%s in %d %s, %.1f s", status, len(res.Steps), steps, res.Duration.Seconds())
 	if res.Reason != "" {
 		line += ": " + res.Reason
 	}
