@@ -72,11 +72,21 @@ func TestCreateTaskRunsToCompletion(t *testing.T) {
 }
 
 func TestCreateTaskDefaults(t *testing.T) {
-	h := newHarness(t, newFakeRunner(0), nil)
+	h := newHarness(t, newFakeRunner(0), func(c *Config) { c.Snapshot = json.RawMessage(`{"planner":"rule","api_key":"[redacted]"}`) })
 	var task storage.Task
 	h.do("POST", "/v1/tasks", `{"goal":"  打开设置  "}`, &task)
 	if task.Goal != "打开设置" || task.Device != "sim" || task.Planner != "rule" || task.MaxSteps != 200 {
 		t.Errorf("defaults: %+v", task)
+	}
+	var got storage.Task
+	h.do("GET", "/v1/tasks/"+task.ID, "", &got)
+	if !strings.Contains(string(got.Config), `"planner":"rule"`) {
+		t.Errorf("task config snapshot = %s", got.Config)
+	}
+	var page storage.Page
+	h.do("GET", "/v1/tasks", "", &page)
+	if len(page.Tasks) != 1 || page.Tasks[0].Config != nil {
+		t.Errorf("list carries config snapshots: %+v", page.Tasks)
 	}
 }
 

@@ -128,6 +128,9 @@ func (s *Server) listTasks(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	for i := range page.Tasks {
+		page.Tasks[i].Config = nil // per task only: GET /v1/tasks/{id}
+	}
 	writeJSON(w, http.StatusOK, page)
 	return nil
 }
