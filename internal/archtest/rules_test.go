@@ -24,13 +24,11 @@ var allowedImports = map[string][]string{
 	"plan/ai":           {"plan", "scene", "tools", "perception/frame", "internal/clock"},
 	"plan/ai/anthropic": {"plan/ai", "plan", "tools", "scene", "perception/frame"},
 	"plan/ai/openai":    {"plan/ai", "plan", "tools", "scene", "perception/frame"},
-	// Test fixtures shared by the two providers' tests (not in the design
-	// table; added when it appeared — integrator to confirm).
-	"plan/ai/internal/aitest": {"plan/ai", "plan", "tools", "scene", "perception/frame", "internal/*"},
-	"runtime":                 {"plan", "plan/rule", "plan/ai", "tools", "device", "scene", "perception", "storage", "internal/clock"},
-	"storage":                 {"scene", "plan", "tools"},
-	// SQL shared by the two stores (not in the design table; added when it
-	// appeared — integrator to confirm).
+	// Test helpers shared by the AIPlanner's and the providers' tests.
+	"plan/ai/aitest": {"plan/ai", "plan", "tools", "scene", "perception/frame", "internal/*"},
+	"runtime":        {"plan", "plan/rule", "plan/ai", "tools", "device", "scene", "perception", "storage", "internal/clock"},
+	"storage":        {"scene", "plan", "tools"},
+	// SQL shared by the two stores.
 	"storage/internal/sqlstore": {"storage", "scene", "plan", "tools"},
 	"storage/sqlite":            {"storage", "storage/internal/sqlstore"},
 	"storage/postgres":          {"storage", "storage/internal/sqlstore"},
