@@ -59,7 +59,7 @@ import (
 //	server = ""                # host:port of the adb server (PHONEPILOT_ADB_SERVER, --adb-server)
 //
 //	[storage]
-//	db = "phonepilot.db"       # SQLite file or postgres:// DSN (PHONEPILOT_DB, --db)
+//	db = ""                    # SQLite file or postgres:// DSN; "" = phonepilot.db in the user's data directory (PHONEPILOT_DB, --db)
 //
 //	[serve]
 //	addr  = "127.0.0.1:8080"   # PHONEPILOT_ADDR, --addr
@@ -117,7 +117,8 @@ type adbSection struct {
 }
 
 // storageSection says where tasks are recorded: a SQLite file path, or a
-// postgres:// DSN.
+// postgres:// DSN; empty means phonepilot.db in the user's data directory,
+// so run, serve, tasks and show meet in one place by default.
 type storageSection struct {
 	DB string `toml:"db"`
 }
@@ -143,10 +144,9 @@ func defaultAppConfig() appConfig {
 			PollInterval: rt.PollInterval, SettleTimeout: rt.SettleTimeout,
 			BackoffBase: rt.BackoffBase, BackoffMax: rt.BackoffMax,
 		},
-		AI:      aiSection{Provider: "anthropic", Vision: ad.Vision, MaxReasks: ad.MaxReasks, MaxTokens: ad.MaxTokens, Timeout: ad.Timeout},
-		Sim:     simSection{Locale: "en", Seed: 1},
-		Storage: storageSection{DB: "phonepilot.db"},
-		Serve:   serveSection{Addr: "127.0.0.1:8080"},
+		AI:    aiSection{Provider: "anthropic", Vision: ad.Vision, MaxReasks: ad.MaxReasks, MaxTokens: ad.MaxTokens, Timeout: ad.Timeout},
+		Sim:   simSection{Locale: "en", Seed: 1},
+		Serve: serveSection{Addr: "127.0.0.1:8080"},
 	}
 }
 
@@ -363,9 +363,6 @@ func (c appConfig) Validate() error {
 	}
 	if strings.TrimSpace(c.Device) == "" {
 		return errors.New("device must be sim, adb or adb:SERIAL")
-	}
-	if strings.TrimSpace(c.Storage.DB) == "" {
-		return errors.New("storage.db must name a SQLite file or a postgres:// DSN")
 	}
 	rc, err := c.runtimeConfig()
 	if err != nil {

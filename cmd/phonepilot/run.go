@@ -18,6 +18,7 @@ import (
 
 	"phonepilot/plan"
 	"phonepilot/runtime"
+	"phonepilot/storage"
 )
 
 func init() { register(newRunCmd) }
@@ -31,11 +32,12 @@ const (
 
 // runOptions are the flags of `phonepilot run` that are not settings.
 type runOptions struct {
-	config  string
-	json    bool
-	verbose bool
-	device  string
-	dev     deviceOptions
+	config   string
+	json     bool
+	verbose  bool
+	noRecord bool
+	device   string
+	dev      deviceOptions
 }
 
 func newRunCmd() *cobra.Command {
@@ -78,6 +80,8 @@ Exit status: 0 completed, 1 failed, 130 cancelled, 2 bad usage.`,
 	f.StringVar(&o.config, "config", "", "config file (default: ./phonepilot.toml when present, or $PHONEPILOT_CONFIG)")
 	f.BoolVar(&o.json, "json", false, "print one JSON result document instead of step lines")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "log debug lines to stderr")
+	f.String("db", "", dbFlagHelp)
+	f.BoolVar(&o.noRecord, "no-record", false, "do not record the task in the database")
 	return cmd
 }
 
@@ -128,7 +132,17 @@ func runTask(cmd *cobra.Command, o runOptions, args []string) error {
 	}
 
 	pr := newStepPrinter(stdout, o.json)
-	runner, err := runtime.New(rc, od.Device, runtime.Options{Logger: log, OnEvent: pr.event})
+	onEvent, finishRecording := pr.event, func(runtime.Result) {}
+	if !o.noRecord {
+		rec, finish, closeStore, err := recordRun(ctx, cfg, goal, od.Name, rc, log)
+		if err != nil {
+			return exitWith(exitFailed, fmt.Errorf("%w (use --no-record to run without recording)", err))
+		}
+		defer closeStore()
+		onEvent = func(e runtime.Event) { pr.event(e); rec(e) }
+		finishRecording = finish
+	}
+	runner, err := runtime.New(rc, od.Device, runtime.Options{Logger: log, OnEvent: onEvent})
 	if err != nil {
 		return exitWith(2, err)
 	}
@@ -137,6 +151,7 @@ func runTask(cmd *cobra.Command, o runOptions, args []string) error {
 	}
 	res := runner.Run(ctx, goal)
 	pr.stop()
+	finishRecording(res)
 
 	if o.json {
 		doc := resultDocument(goal, od.Name, plannerName(rc.Planner), res)
@@ -396,4 +411,27 @@ func (p *stepPrinter) summary(res runtime.Result) {
 		line += fmt.Sprintf(" [%d+%d tokens]", u.InputTokens, u.OutputTokens)
 	}
 	fmt.Fprintln(p.w, line)
+}
+
+// recordRun opens the task database and creates a running task for this run;
+// it returns the recorder for the runtime's events, the function to call with
+// the result, and the function that closes the database.
+func recordRun(ctx context.Context, cfg appConfig, goal, device string, rc runtime.Config, log *slog.Logger) (func(runtime.Event), func(runtime.Result), func(), error) {
+	store, err := openStore(ctx, cfg.Storage.DB)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("open task database: %w", err)
+	}
+	snapshot, err := storage.RedactConfig(cfg)
+	if err != nil {
+		store.Close()
+		return nil, nil, nil, err
+	}
+	_, rec, finish, err := startRecording(ctx, store, storage.Task{
+		Goal: goal, Device: device, Planner: plannerName(rc.Planner), MaxSteps: rc.MaxSteps, Config: snapshot,
+	}, log)
+	if err != nil {
+		store.Close()
+		return nil, nil, nil, fmt.Errorf("record task: %w", err)
+	}
+	return rec, finish, func() { store.Close() }, nil
 }

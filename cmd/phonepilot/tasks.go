@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -40,9 +39,8 @@ func openStore(ctx context.Context, spec string) (storage.Store, error) {
 }
 
 // resolveDB is the database a command uses: --db when given, else the
-// configuration's storage.db (file, then PHONEPILOT_DB); when nobody chose
-// one, "" (openStore then uses the SQLite file in the user's data
-// directory), so run, serve, tasks and show all meet in the same place.
+// configuration's storage.db (file, then PHONEPILOT_DB); "" means the SQLite
+// file in the user's data directory (see openStore).
 func resolveDB(cmd *cobra.Command, configPath string) (string, error) {
 	if f := cmd.Flags().Lookup("db"); f != nil && f.Changed {
 		return f.Value.String(), nil
@@ -50,10 +48,6 @@ func resolveDB(cmd *cobra.Command, configPath string) (string, error) {
 	cfg, err := loadConfig(configPath, nil)
 	if err != nil {
 		return "", err
-	}
-	_, envSet := os.LookupEnv("PHONEPILOT_DB")
-	if !envSet && cfg.Source == "" && cfg.Storage.DB == defaultAppConfig().Storage.DB {
-		return "", nil
 	}
 	return cfg.Storage.DB, nil
 }

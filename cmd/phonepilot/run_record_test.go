@@ -1,0 +1,79 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"phonepilot/storage"
+)
+
+// A task run from the CLI is recorded as it runs, so `tasks` and `show` find
+// it afterwards with every step and the Scene each step acted on.
+func TestRunIsRecordedForTasksAndShow(t *testing.T) {
+	t.Setenv("PHONEPILOT_CONFIG", "")
+	const secret = "sk-ant-test-never-recorded"
+	t.Setenv("ANTHROPIC_API_KEY", secret)
+	db := filepath.Join(t.TempDir(), "tasks.db")
+	ctx := context.Background()
+	if code, _, stderr := capture(t, ctx, "run", "--db", db, "--device", "sim", "open Taobao and search Mac mini"); code != 0 {
+		t.Fatalf("run exited %d: %s", code, stderr)
+	}
+
+	code, out, stderr := capture(t, ctx, "tasks", "--db", db, "--json")
+	if code != 0 {
+		t.Fatalf("tasks exited %d: %s", code, stderr)
+	}
+	if strings.Contains(out, secret) {
+		t.Fatalf("the API key was recorded with the task:\n%s", out)
+	}
+	var list struct {
+		Tasks []storage.Task `json:"tasks"`
+	}
+	if err := json.Unmarshal([]byte(out), &list); err != nil {
+		t.Fatalf("tasks --json: %v\n%s", err, out)
+	}
+	tasks := list.Tasks
+	if len(tasks) != 1 || tasks[0].Status != storage.StatusCompleted || tasks[0].Goal != "open Taobao and search Mac mini" || tasks[0].Device != "sim" {
+		t.Fatalf("recorded tasks = %+v, want one completed Taobao task on sim", tasks)
+	}
+
+	code, out, stderr = capture(t, ctx, "show", "--db", db, "--json", tasks[0].ID)
+	if code != 0 {
+		t.Fatalf("show exited %d: %s", code, stderr)
+	}
+	var shown struct {
+		Task  storage.Task   `json:"task"`
+		Steps []storage.Step `json:"steps"`
+	}
+	if err := json.Unmarshal([]byte(out), &shown); err != nil {
+		t.Fatalf("show --json: %v\n%s", err, out)
+	}
+	if len(shown.Steps) < 3 {
+		t.Fatalf("show lists %d steps, want at least 3 (launch, tap, type)", len(shown.Steps))
+	}
+	for _, s := range shown.Steps {
+		if s.Status == "" || len(s.Scene) == 0 {
+			t.Errorf("step %d recorded without status or scene: %+v", s.Number, s)
+		}
+	}
+}
+
+// --no-record leaves the database untouched.
+func TestRunNoRecord(t *testing.T) {
+	t.Setenv("PHONEPILOT_CONFIG", "")
+	db := filepath.Join(t.TempDir(), "tasks.db")
+	ctx := context.Background()
+	if code, _, stderr := capture(t, ctx, "run", "--no-record", "--db", db, "--device", "sim", "go home"); code != 0 {
+		t.Fatalf("run exited %d: %s", code, stderr)
+	}
+	_, out, _ := capture(t, ctx, "tasks", "--db", db, "--json")
+	var list struct {
+		Tasks []storage.Task `json:"tasks"`
+	}
+	if err := json.Unmarshal([]byte(out), &list); err != nil || len(list.Tasks) != 0 {
+		t.Fatalf("tasks after --no-record = %s (%v), want none", out, err)
+	}
+}
