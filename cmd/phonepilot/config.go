@@ -13,9 +13,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"phonepilot/plan/ai"
-	// The AI providers register themselves with plan/ai.
-	_ "phonepilot/plan/ai/anthropic"
-	_ "phonepilot/plan/ai/openai"
 	"phonepilot/runtime"
 )
 
