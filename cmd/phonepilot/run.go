@@ -417,6 +417,8 @@ func (p *stepPrinter) summary(res runtime.Result) {
 // it returns the recorder for the runtime's events, the function to call with
 // the result, and the function that closes the database.
 func recordRun(ctx context.Context, cfg appConfig, goal, device string, rc runtime.Config, log *slog.Logger) (func(runtime.Event), func(runtime.Result), func(), error) {
+	// A Ctrl-C must not keep the task from being recorded (as cancelled).
+	ctx = context.WithoutCancel(ctx)
 	store, err := openStore(ctx, cfg.Storage.DB)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("open task database: %w", err)
