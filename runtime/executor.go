@@ -103,11 +103,29 @@ func (e *executor) observe(ctx context.Context) (*scene.Scene, error) {
 	}
 }
 
-// settle waits for the screen to stop changing after an action, or sleeps
-// FixedDelay when that is configured. A screen still showing a loading
-// indicator (a spinner, "Loading…") has not settled either: settling goes on
-// until it is gone, within the same cap.
-func (e *executor) settle(ctx context.Context) (*scene.Scene, error) {
+// settle waits for the screen to show the outcome of an action, or sleeps
+// FixedDelay when that is configured. It reads the screen right after the
+// action returns and then back to back (see settleInterval), and ends at the
+// first of:
+//
+//   - outcome: a read that differs from pre (the screen the action acted
+//     on), meets the step's expectation (shows reports it) and shows no
+//     loading indicator. It is taken at once, without a second, confirming
+//     read: a uiautomator dump that succeeds on a phone has already waited
+//     for the UI to be idle (about 1 s without accessibility events), so a
+//     second read mostly pays another dump (0.2–3 s) to learn nothing; and
+//     the next step guards against a screen that is still drawing, since it
+//     waits for its own target and checks its own expectation.
+//   - stable: two consecutive reads with the same fingerprint and no loading
+//     indicator (a spinner, "Loading…", an app window with nothing to use).
+//     This is what ends the wait when the action changed nothing (a dropped
+//     tap) or changed something other than what was expected.
+//   - the SettleTimeout cap: the last Scene read is returned.
+//
+// A read that fails the way an animating screen does (perception.Retryable)
+// breaks the chain of equal reads. A cancelled ctx or a disconnected device
+// ends settle with that error; another failure falls back to observe.
+func (e *executor) settle(ctx context.Context, pre *scene.Scene, shows func(*scene.Scene) bool) (*scene.Scene, error) {
 	if e.cfg.FixedDelay > 0 {
 		if err := e.clock.Sleep(ctx, e.cfg.FixedDelay); err != nil {
 			return nil, err
@@ -115,24 +133,42 @@ func (e *executor) settle(ctx context.Context) (*scene.Scene, error) {
 		return e.observe(ctx)
 	}
 	deadline := e.clock.Now().Add(e.cfg.SettleTimeout)
+	preFP := ""
+	if pre != nil {
+		preFP = e.fp(pre)
+	}
+	var last *scene.Scene
+	lastFP := "" // of the previous read; "" after a failed read
 	for {
-		left := deadline.Sub(e.clock.Now())
-		sc, stable, err := perception.Settle(ctx, e.timed(), perception.SettleOptions{
-			Interval: e.settleInterval(), Timeout: max(left, time.Millisecond), Clock: e.clock,
-		})
-		if err != nil {
-			if ctx.Err() != nil || errors.Is(err, device.ErrDisconnected) {
-				return nil, err
+		sc, err := e.timed().Scene(ctx)
+		switch {
+		case err == nil:
+			e.last = sc
+			fp := e.fp(sc)
+			if fp != preFP && !loading(sc) && shows != nil && shows(sc) {
+				return sc, nil
 			}
+			if last != nil && fp == lastFP && !loading(sc) {
+				return sc, nil
+			}
+			last, lastFP = sc, fp
+		case ctx.Err() != nil || errors.Is(err, device.ErrDisconnected):
+			return nil, err
+		case perception.Retryable(err):
+			lastFP = ""
+		default:
+			e.log.Debug("settle: observation failed", "err", err)
 			return e.observe(ctx)
 		}
-		e.last = sc
-		if !stable {
+		if !e.clock.Now().Before(deadline) {
+			if last == nil {
+				return e.observe(ctx)
+			}
 			e.log.Debug("screen did not settle within the cap", "cap", e.cfg.SettleTimeout)
-			return sc, nil
+			return last, nil
 		}
-		if !loading(sc) || !e.clock.Now().Before(deadline) {
-			return sc, nil
+		if err := e.clock.Sleep(ctx, min(e.settleInterval(), deadline.Sub(e.clock.Now()))); err != nil {
+			return nil, err
 		}
 	}
 }
@@ -345,7 +381,10 @@ func (e *executor) execute(ctx context.Context, number int, ps plan.PlannedStep,
 		}
 
 		actedAt := e.clock.Now()
-		after, err := e.settle(ctx)
+		after, err := e.settle(ctx, cur, func(sc *scene.Scene) bool {
+			met, _ := e.check(ps, call, base, sc)
+			return met
+		})
 		if err != nil {
 			return e.abort(rec, start, actedOn, err)
 		}
