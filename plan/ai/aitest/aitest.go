@@ -1,7 +1,8 @@
 // Package aitest holds what the AIPlanner's tests and its providers' tests
 // share: the recorded LLM API bodies in plan/ai/testdata/llm, golden-file
-// comparison (rewritten with UPDATE_GOLDEN=1), a small PNG, and a sample
-// provider-neutral request exercising every part kind.
+// comparison (rewritten with UPDATE_GOLDEN=1), a small PNG, a sample
+// provider-neutral request exercising every part kind, a scripted replay
+// server for one provider's API, and the tests every provider shares.
 package aitest
 
 import (

@@ -4,11 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,74 +14,7 @@ import (
 
 const testKey = "sk-ant-test-0123456789abcdef"
 
-// server is a loopback Messages API that answers each request with the
-// next scripted response and records what it received.
-type server struct {
-	*httptest.Server
-	mu       sync.Mutex
-	replies  []func(w http.ResponseWriter)
-	bodies   [][]byte
-	headers  []http.Header
-	arrivals []time.Time
-}
-
-func newServer(t *testing.T, replies ...func(w http.ResponseWriter)) *server {
-	s := &server{replies: replies}
-	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		s.mu.Lock()
-		n := len(s.bodies)
-		s.bodies = append(s.bodies, body)
-		s.headers = append(s.headers, r.Header.Clone())
-		s.arrivals = append(s.arrivals, time.Now())
-		s.mu.Unlock()
-		if r.Method != http.MethodPost || r.URL.Path != "/v1/messages" {
-			http.Error(w, "unexpected "+r.Method+" "+r.URL.Path, http.StatusNotFound)
-			return
-		}
-		if n >= len(s.replies) {
-			n = len(s.replies) - 1
-		}
-		s.replies[n](w)
-	}))
-	t.Cleanup(s.Close)
-	return s
-}
-
-func (s *server) requests() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.bodies)
-}
-
-// ok answers 200 with a JSON body.
-func ok(body []byte) func(w http.ResponseWriter) {
-	return func(w http.ResponseWriter) {
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Request-Id", "req_test")
-		_, _ = w.Write(body)
-	}
-}
-
-// fail answers with a recorded error: status, headers and body.
-func fail(f aitest.ErrorFixture, body []byte, extra map[string]string) func(w http.ResponseWriter) {
-	return func(w http.ResponseWriter) {
-		for k, v := range f.Headers {
-			if strings.EqualFold(k, "content-length") {
-				continue
-			}
-			w.Header().Set(k, v)
-		}
-		for k, v := range extra {
-			w.Header().Set(k, v)
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(f.Status)
-		_, _ = w.Write(body)
-	}
-}
-
-func newProvider(t *testing.T, srv *server, mutate ...func(*ai.Config)) *Provider {
+func newProvider(t *testing.T, srv *aitest.ReplayServer, mutate ...func(*ai.Config)) *Provider {
 	t.Helper()
 	cfg := ai.Defaults()
 	cfg.Provider, cfg.APIKey, cfg.BaseURL = Name, testKey, srv.URL
@@ -128,14 +57,14 @@ func toolUse(t *testing.T, fixture string, calls ...[2]string) []byte {
 }
 
 func TestRequestBodyGolden(t *testing.T) {
-	srv := newServer(t, ok(aitest.Fixture(t, "anthropic_response_tool_use_only.json")))
+	srv := aitest.NewReplayServer(t, "/v1/messages", aitest.OK(aitest.Fixture(t, "anthropic_response_tool_use_only.json")))
 	p := newProvider(t, srv)
 	req := aitest.SampleRequest(t)
 	aitest.CheckPairing(t, req.Messages)
 	if _, err := p.Complete(context.Background(), req); err != nil {
 		t.Fatal(err)
 	}
-	body := srv.bodies[0]
+	body := srv.Body(0)
 	aitest.Golden(t, "request_sample.golden.json", aitest.PrettyJSON(t, body))
 
 	// The facts the golden file pins, asserted by name so a regenerated
@@ -180,7 +109,7 @@ func TestRequestBodyGolden(t *testing.T) {
 	if last[1]["type"] != "image" || src["type"] != "base64" || src["media_type"] != "image/png" || src["data"] == "" {
 		t.Errorf("image block = %v", last[1])
 	}
-	if h := srv.headers[0]; h.Get("Authorization") != "Bearer "+testKey || h.Get("Anthropic-Version") == "" {
+	if h := srv.Header(0); h.Get("Authorization") != "Bearer "+testKey || h.Get("Anthropic-Version") == "" {
 		t.Errorf("auth headers: Authorization=%q Anthropic-Version=%q", h.Get("Authorization"), h.Get("Anthropic-Version"))
 	}
 }
@@ -201,7 +130,7 @@ func TestRepliesParse(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.fixture, func(t *testing.T) {
-			srv := newServer(t, ok(aitest.Fixture(t, c.fixture)))
+			srv := aitest.NewReplayServer(t, "/v1/messages", aitest.OK(aitest.Fixture(t, c.fixture)))
 			r, err := newProvider(t, srv).Complete(context.Background(), aitest.SampleRequest(t))
 			if err != nil {
 				t.Fatal(err)
@@ -220,7 +149,7 @@ func TestRepliesParse(t *testing.T) {
 }
 
 func TestTwoToolUsesAreBothReported(t *testing.T) {
-	srv := newServer(t, ok(toolUse(t, "anthropic_response_tool_use_only.json", [2]string{"tap", `{"element":3}`}, [2]string{"tap", `{"element":4}`})))
+	srv := aitest.NewReplayServer(t, "/v1/messages", aitest.OK(toolUse(t, "anthropic_response_tool_use_only.json", [2]string{"tap", `{"element":3}`}, [2]string{"tap", `{"element":4}`})))
 	r, err := newProvider(t, srv).Complete(context.Background(), aitest.SampleRequest(t))
 	if err != nil {
 		t.Fatal(err)
@@ -236,7 +165,7 @@ func TestRefusalStop(t *testing.T) {
 	msg["stop_reason"] = "refusal"
 	msg["content"] = []any{map[string]any{"type": "text", "text": "I can't help with that."}}
 	body, _ := json.Marshal(msg)
-	srv := newServer(t, ok(body))
+	srv := aitest.NewReplayServer(t, "/v1/messages", aitest.OK(body))
 	r, err := newProvider(t, srv).Complete(context.Background(), aitest.SampleRequest(t))
 	if err != nil {
 		t.Fatal(err)
@@ -251,7 +180,7 @@ func TestMaxTokensStop(t *testing.T) {
 	_ = json.Unmarshal(aitest.Fixture(t, "anthropic_response_end_turn.json"), &msg)
 	msg["stop_reason"] = "max_tokens"
 	body, _ := json.Marshal(msg)
-	r, err := newProvider(t, newServer(t, ok(body))).Complete(context.Background(), aitest.SampleRequest(t))
+	r, err := newProvider(t, aitest.NewReplayServer(t, "/v1/messages", aitest.OK(body))).Complete(context.Background(), aitest.SampleRequest(t))
 	if err != nil || r.Stop != ai.StopMaxTokens {
 		t.Errorf("reply = %+v, %v; want a max_tokens stop", r, err)
 	}
@@ -259,20 +188,21 @@ func TestMaxTokensStop(t *testing.T) {
 
 func Test429HonoursRetryAfter(t *testing.T) {
 	f := aitest.LoadErrorFixture(t, "anthropic_error_429_rate_limit.json")
-	srv := newServer(t,
-		fail(f, f.Body, map[string]string{"Retry-After-Ms": "300"}),
-		ok(aitest.Fixture(t, "anthropic_response_tool_use_only.json")))
+	f.Headers["retry-after-ms"] = "300"
+	srv := aitest.NewReplayServer(t, "/v1/messages",
+		aitest.Fail(f.Status, f.Headers, f.Body),
+		aitest.OK(aitest.Fixture(t, "anthropic_response_tool_use_only.json")))
 	r, err := newProvider(t, srv).Complete(context.Background(), aitest.SampleRequest(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(r.ToolCalls) != 1 || srv.requests() != 2 {
-		t.Fatalf("requests = %d, reply %+v; want a retry that succeeds", srv.requests(), r)
+	if len(r.ToolCalls) != 1 || srv.Requests() != 2 {
+		t.Fatalf("requests = %d, reply %+v; want a retry that succeeds", srv.Requests(), r)
 	}
-	if gap := srv.arrivals[1].Sub(srv.arrivals[0]); gap < 300*time.Millisecond {
+	if gap := srv.Gap(0, 1); gap < 300*time.Millisecond {
 		t.Errorf("retried after %v, want at least the 300 ms retry-after", gap)
 	}
-	if got := srv.headers[1].Get("X-Stainless-Retry-Count"); got != "1" {
+	if got := srv.Header(1).Get("X-Stainless-Retry-Count"); got != "1" {
 		t.Errorf("retry count header = %q, want 1", got)
 	}
 }
@@ -282,7 +212,7 @@ func Test429LongRetryAfterIsCapped(t *testing.T) {
 	// the wait so a step fails or proceeds instead of hanging.
 	hf := aitest.LoadErrorFixture(t, "anthropic_error_429_headers_retry_after.json")
 	body := aitest.LoadErrorFixture(t, "anthropic_error_429_rate_limit.json").Body
-	srv := newServer(t, fail(hf, body, nil))
+	srv := aitest.NewReplayServer(t, "/v1/messages", aitest.Fail(hf.Status, hf.Headers, body))
 	start := time.Now()
 	_, err := newProvider(t, srv, func(c *ai.Config) { c.MaxRetryDelay = 200 * time.Millisecond }).Complete(context.Background(), aitest.SampleRequest(t))
 	elapsed := time.Since(start)
@@ -290,10 +220,10 @@ func Test429LongRetryAfterIsCapped(t *testing.T) {
 	if !errors.As(err, &pe) || pe.Status != 429 || pe.Type != "rate_limit_error" || !strings.Contains(pe.Message, "rate limit") {
 		t.Fatalf("err = %v, want the provider's 429 rate_limit_error with its message", err)
 	}
-	if srv.requests() != 2 {
-		t.Errorf("requests = %d, want 2 (MaxRetries 1)", srv.requests())
+	if srv.Requests() != 2 {
+		t.Errorf("requests = %d, want 2 (MaxRetries 1)", srv.Requests())
 	}
-	if gap := srv.arrivals[1].Sub(srv.arrivals[0]); gap < 200*time.Millisecond || elapsed > 5*time.Second {
+	if gap := srv.Gap(0, 1); gap < 200*time.Millisecond || elapsed > 5*time.Second {
 		t.Errorf("waited %v between attempts (total %v), want the 200 ms cap instead of 16 s", gap, elapsed)
 	}
 	if pe.RequestID != "req_011CYK5mje9HkutJtmfPzzNC" && pe.RequestID != "" {
@@ -303,78 +233,70 @@ func Test429LongRetryAfterIsCapped(t *testing.T) {
 
 func Test529OverloadedIsRetriedThenFails(t *testing.T) {
 	f := aitest.LoadErrorFixture(t, "anthropic_error_529_overloaded_headers.json")
-	srv := newServer(t, fail(f, aitest.Fixture(t, "anthropic_error_529_overloaded.json"), map[string]string{"Retry-After-Ms": "10"}))
+	f.Headers["retry-after-ms"] = "10"
+	srv := aitest.NewReplayServer(t, "/v1/messages", aitest.Fail(f.Status, f.Headers, aitest.Fixture(t, "anthropic_error_529_overloaded.json")))
 	_, err := newProvider(t, srv).Complete(context.Background(), aitest.SampleRequest(t))
 	var pe *ai.ProviderError
 	if !errors.As(err, &pe) || pe.Status != 529 || pe.Type != "overloaded_error" || pe.Message != "Overloaded" {
 		t.Fatalf("err = %v, want 529 overloaded_error Overloaded", err)
 	}
-	if srv.requests() != 2 {
-		t.Errorf("requests = %d, want 2 (one retry)", srv.requests())
+	if srv.Requests() != 2 {
+		t.Errorf("requests = %d, want 2 (one retry)", srv.Requests())
 	}
 	if !strings.Contains(err.Error(), "Overloaded") || strings.Contains(err.Error(), testKey) {
 		t.Errorf("error text %q", err)
 	}
 }
 
+// internalError is a 500 the SDK may retry after 10 ms.
+var internalError = aitest.Fail(500, map[string]string{"retry-after-ms": "10"},
+	[]byte(`{"type":"error","error":{"type":"api_error","message":"Internal server error"}}`))
+
 func Test500IsRetriedThenSucceeds(t *testing.T) {
-	srv := newServer(t,
-		func(w http.ResponseWriter) {
-			w.Header().Set("Retry-After-Ms", "10")
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(500)
-			_, _ = w.Write([]byte(`{"type":"error","error":{"type":"api_error","message":"Internal server error"}}`))
-		},
-		ok(aitest.Fixture(t, "anthropic_response_tool_use_only.json")))
+	srv := aitest.NewReplayServer(t, "/v1/messages",
+		internalError,
+		aitest.OK(aitest.Fixture(t, "anthropic_response_tool_use_only.json")))
 	r, err := newProvider(t, srv).Complete(context.Background(), aitest.SampleRequest(t))
-	if err != nil || len(r.ToolCalls) != 1 || srv.requests() != 2 {
-		t.Fatalf("reply %+v err %v after %d requests; want success on the retry", r, err, srv.requests())
+	if err != nil || len(r.ToolCalls) != 1 || srv.Requests() != 2 {
+		t.Fatalf("reply %+v err %v after %d requests; want success on the retry", r, err, srv.Requests())
 	}
 }
 
 func Test500ExhaustsRetries(t *testing.T) {
-	srv := newServer(t, func(w http.ResponseWriter) {
-		w.Header().Set("Retry-After-Ms", "10")
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(500)
-		_, _ = w.Write([]byte(`{"type":"error","error":{"type":"api_error","message":"Internal server error"}}`))
-	})
+	srv := aitest.NewReplayServer(t, "/v1/messages", internalError)
 	_, err := newProvider(t, srv, func(c *ai.Config) { c.MaxRetries = 2 }).Complete(context.Background(), aitest.SampleRequest(t))
 	var pe *ai.ProviderError
 	if !errors.As(err, &pe) || pe.Status != 500 || pe.Message != "Internal server error" || !pe.Retryable() {
 		t.Fatalf("err = %v", err)
 	}
-	if srv.requests() != 3 {
-		t.Errorf("requests = %d, want 3 (MaxRetries 2)", srv.requests())
+	if srv.Requests() != 3 {
+		t.Errorf("requests = %d, want 3 (MaxRetries 2)", srv.Requests())
 	}
 }
 
 func TestOrphanToolResult400IsNotRetried(t *testing.T) {
 	f := aitest.LoadErrorFixture(t, "anthropic_error_400_orphan_tool_result.json")
-	srv := newServer(t, fail(f, f.Body, nil))
+	srv := aitest.NewReplayServer(t, "/v1/messages", aitest.Fail(f.Status, f.Headers, f.Body))
 	_, err := newProvider(t, srv).Complete(context.Background(), aitest.SampleRequest(t))
 	var pe *ai.ProviderError
 	if !errors.As(err, &pe) || pe.Status != 400 || pe.Type != "invalid_request_error" || !strings.Contains(pe.Message, "tool_use_id") {
 		t.Fatalf("err = %v", err)
 	}
-	if srv.requests() != 1 {
-		t.Errorf("requests = %d, want 1 (a 400 is not retried)", srv.requests())
+	if srv.Requests() != 1 {
+		t.Errorf("requests = %d, want 1 (a 400 is not retried)", srv.Requests())
 	}
 }
 
 func TestAPIKeyNeverInErrors(t *testing.T) {
 	// A server that echoes the credential it got must not get it into our
 	// error text.
-	srv := newServer(t, func(w http.ResponseWriter) {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(401)
-		_, _ = w.Write([]byte(`{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}`))
-	})
+	srv := aitest.NewReplayServer(t, "/v1/messages", aitest.Fail(401, nil,
+		[]byte(`{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}`)))
 	_, err := newProvider(t, srv).Complete(context.Background(), aitest.SampleRequest(t))
 	if err == nil || strings.Contains(err.Error(), testKey) || !strings.Contains(err.Error(), "authentication_error") {
 		t.Fatalf("err = %v", err)
 	}
-	if got := srv.headers[0].Get("Authorization"); got != "Bearer "+testKey {
+	if got := srv.Header(0).Get("Authorization"); got != "Bearer "+testKey {
 		t.Errorf("Authorization = %q", got)
 	}
 }
@@ -383,23 +305,12 @@ func TestEnvironmentIsIgnored(t *testing.T) {
 	t.Setenv("ANTHROPIC_API_KEY", "sk-from-env")
 	t.Setenv("ANTHROPIC_AUTH_TOKEN", "tok-from-env")
 	t.Setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:1")
-	srv := newServer(t, ok(aitest.Fixture(t, "anthropic_response_tool_use_only.json")))
+	srv := aitest.NewReplayServer(t, "/v1/messages", aitest.OK(aitest.Fixture(t, "anthropic_response_tool_use_only.json")))
 	if _, err := newProvider(t, srv).Complete(context.Background(), aitest.SampleRequest(t)); err != nil {
 		t.Fatal(err)
 	}
-	if got := srv.headers[0].Get("Authorization"); got != "Bearer "+testKey {
+	if got := srv.Header(0).Get("Authorization"); got != "Bearer "+testKey {
 		t.Errorf("Authorization = %q, want the configured key only", got)
-	}
-}
-
-func TestLocalServerWithoutKey(t *testing.T) {
-	srv := newServer(t, ok(aitest.Fixture(t, "anthropic_response_tool_use_only.json")))
-	p := newProvider(t, srv, func(c *ai.Config) { c.APIKey = "" })
-	if _, err := p.Complete(context.Background(), aitest.SampleRequest(t)); err != nil {
-		t.Fatal(err)
-	}
-	if got := srv.headers[0].Get("Authorization"); got != "" {
-		t.Errorf("Authorization = %q, want none", got)
 	}
 }
 
@@ -411,15 +322,19 @@ func TestRegistered(t *testing.T) {
 	}
 }
 
+// underTest is this provider for the tests every provider shares.
+func underTest(t *testing.T) aitest.ProviderUnderTest {
+	return aitest.ProviderUnderTest{
+		Path:    "/v1/messages",
+		Success: aitest.Fixture(t, "anthropic_response_tool_use_only.json"),
+		New: func(t *testing.T, srv *aitest.ReplayServer, mutate ...func(*ai.Config)) ai.Provider {
+			return newProvider(t, srv, mutate...)
+		},
+	}
+}
+
+func TestLocalServerWithoutKey(t *testing.T) { aitest.TestLocalServerWithoutKey(t, underTest(t)) }
+
 func TestSlowAttemptTimesOutAndIsRetried(t *testing.T) {
-	slow := func(w http.ResponseWriter) {
-		time.Sleep(600 * time.Millisecond)
-		ok(aitest.Fixture(t, "anthropic_response_tool_use_only.json"))(w)
-	}
-	srv := newServer(t, slow, ok(aitest.Fixture(t, "anthropic_response_tool_use_only.json")))
-	p := newProvider(t, srv, func(c *ai.Config) { c.Timeout = 150 * time.Millisecond })
-	r, err := p.Complete(context.Background(), aitest.SampleRequest(t))
-	if err != nil || len(r.ToolCalls) != 1 || srv.requests() != 2 {
-		t.Fatalf("reply %+v err %v after %d requests; want the timed-out attempt retried", r, err, srv.requests())
-	}
+	aitest.TestSlowAttemptTimesOutAndIsRetried(t, underTest(t))
 }

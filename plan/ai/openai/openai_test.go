@@ -4,11 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,69 +14,7 @@ import (
 
 const testKey = "sk-proj-test-0123456789abcdef"
 
-// server is a loopback Chat Completions API (mounted under /v1, as vLLM,
-// Ollama and LM Studio are) that answers each request with the next
-// scripted response and records what it received.
-type server struct {
-	*httptest.Server
-	mu       sync.Mutex
-	replies  []func(w http.ResponseWriter)
-	bodies   [][]byte
-	headers  []http.Header
-	arrivals []time.Time
-}
-
-func newServer(t *testing.T, replies ...func(w http.ResponseWriter)) *server {
-	s := &server{replies: replies}
-	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		s.mu.Lock()
-		n := len(s.bodies)
-		s.bodies = append(s.bodies, body)
-		s.headers = append(s.headers, r.Header.Clone())
-		s.arrivals = append(s.arrivals, time.Now())
-		s.mu.Unlock()
-		if r.Method != http.MethodPost || r.URL.Path != "/v1/chat/completions" {
-			http.Error(w, "unexpected "+r.Method+" "+r.URL.Path, http.StatusNotFound)
-			return
-		}
-		if n >= len(s.replies) {
-			n = len(s.replies) - 1
-		}
-		s.replies[n](w)
-	}))
-	t.Cleanup(s.Close)
-	return s
-}
-
-func (s *server) requests() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.bodies)
-}
-
-func ok(body []byte) func(w http.ResponseWriter) {
-	return func(w http.ResponseWriter) {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(body)
-	}
-}
-
-func fail(status int, headers map[string]string, body []byte) func(w http.ResponseWriter) {
-	return func(w http.ResponseWriter) {
-		for k, v := range headers {
-			if strings.EqualFold(k, "content-length") || strings.EqualFold(k, "set-cookie") {
-				continue
-			}
-			w.Header().Set(k, v)
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		_, _ = w.Write(body)
-	}
-}
-
-func newProvider(t *testing.T, srv *server, mutate ...func(*ai.Config)) *Provider {
+func newProvider(t *testing.T, srv *aitest.ReplayServer, mutate ...func(*ai.Config)) *Provider {
 	t.Helper()
 	cfg := ai.Defaults()
 	cfg.Provider, cfg.APIKey, cfg.BaseURL = Name, testKey, srv.URL+"/v1"
@@ -116,13 +50,13 @@ func toolCalls(t *testing.T, calls ...[2]string) []byte {
 }
 
 func TestRequestBodyGolden(t *testing.T) {
-	srv := newServer(t, ok(aitest.Fixture(t, "openai_response_tool_call_single.json")))
+	srv := aitest.NewReplayServer(t, "/v1/chat/completions", aitest.OK(aitest.Fixture(t, "openai_response_tool_call_single.json")))
 	req := aitest.SampleRequest(t)
 	aitest.CheckPairing(t, req.Messages)
 	if _, err := newProvider(t, srv).Complete(context.Background(), req); err != nil {
 		t.Fatal(err)
 	}
-	body := srv.bodies[0]
+	body := srv.Body(0)
 	aitest.Golden(t, "request_sample.golden.json", aitest.PrettyJSON(t, body))
 
 	var got struct {
@@ -178,7 +112,7 @@ func TestRequestBodyGolden(t *testing.T) {
 	if img["type"] != "image_url" || !strings.HasPrefix(url, "data:image/png;base64,iVBOR") {
 		t.Errorf("image part = %v", parts[0])
 	}
-	if h := srv.headers[0].Get("Authorization"); h != "Bearer "+testKey {
+	if h := srv.Header(0).Get("Authorization"); h != "Bearer "+testKey {
 		t.Errorf("Authorization = %q", h)
 	}
 }
@@ -220,7 +154,7 @@ func TestRepliesParse(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			srv := newServer(t, ok(aitest.Fixture(t, c.fixture)))
+			srv := aitest.NewReplayServer(t, "/v1/chat/completions", aitest.OK(aitest.Fixture(t, c.fixture)))
 			r, err := newProvider(t, srv).Complete(context.Background(), aitest.SampleRequest(t))
 			if err != nil {
 				t.Fatal(err)
@@ -247,7 +181,7 @@ func TestRepliesParse(t *testing.T) {
 }
 
 func TestInvalidArgumentsArePassedOn(t *testing.T) {
-	srv := newServer(t, ok(toolCalls(t, [2]string{"tap", `{"element": 3`})))
+	srv := aitest.NewReplayServer(t, "/v1/chat/completions", aitest.OK(toolCalls(t, [2]string{"tap", `{"element": 3`})))
 	r, err := newProvider(t, srv).Complete(context.Background(), aitest.SampleRequest(t))
 	if err != nil {
 		t.Fatal(err)
@@ -258,7 +192,7 @@ func TestInvalidArgumentsArePassedOn(t *testing.T) {
 }
 
 func TestNoToolCall(t *testing.T) {
-	srv := newServer(t, ok([]byte(`{"id":"x","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"Done!","refusal":null},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":2,"total_tokens":7}}`)))
+	srv := aitest.NewReplayServer(t, "/v1/chat/completions", aitest.OK([]byte(`{"id":"x","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"Done!","refusal":null},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":2,"total_tokens":7}}`)))
 	r, err := newProvider(t, srv).Complete(context.Background(), aitest.SampleRequest(t))
 	if err != nil || len(r.ToolCalls) != 0 || r.Stop != ai.StopEndTurn || r.Text != "Done!" {
 		t.Errorf("reply %+v err %v", r, err)
@@ -269,7 +203,7 @@ func TestToolCallsWithStopFinishReason(t *testing.T) {
 	// Some compatible servers report "stop" beside tool calls.
 	body := strings.Replace(string(toolCalls(t, [2]string{"tap", `{"element":3}`})), `"tool_calls","index"`, `"stop","index"`, 1)
 	body = strings.Replace(body, `"finish_reason":"tool_calls"`, `"finish_reason":"stop"`, 1)
-	srv := newServer(t, ok([]byte(body)))
+	srv := aitest.NewReplayServer(t, "/v1/chat/completions", aitest.OK([]byte(body)))
 	r, err := newProvider(t, srv).Complete(context.Background(), aitest.SampleRequest(t))
 	if err != nil || len(r.ToolCalls) != 1 || r.Stop != ai.StopToolUse || r.RawStop != "stop" {
 		t.Errorf("reply %+v err %v", r, err)
@@ -279,14 +213,14 @@ func TestToolCallsWithStopFinishReason(t *testing.T) {
 func Test429HonoursRetryAfter(t *testing.T) {
 	h := aitest.LoadErrorFixture(t, "openai_error_429_headers.json")
 	h.Headers["retry-after-ms"] = "300"
-	srv := newServer(t,
-		fail(429, h.Headers, aitest.Fixture(t, "openai_error_429_rate_limit_tokens.json")),
-		ok(aitest.Fixture(t, "openai_response_tool_call_single.json")))
+	srv := aitest.NewReplayServer(t, "/v1/chat/completions",
+		aitest.Fail(429, h.Headers, aitest.Fixture(t, "openai_error_429_rate_limit_tokens.json")),
+		aitest.OK(aitest.Fixture(t, "openai_response_tool_call_single.json")))
 	r, err := newProvider(t, srv).Complete(context.Background(), aitest.SampleRequest(t))
-	if err != nil || len(r.ToolCalls) != 1 || srv.requests() != 2 {
-		t.Fatalf("reply %+v err %v after %d requests, want success on the retry", r, err, srv.requests())
+	if err != nil || len(r.ToolCalls) != 1 || srv.Requests() != 2 {
+		t.Fatalf("reply %+v err %v after %d requests, want success on the retry", r, err, srv.Requests())
 	}
-	if gap := srv.arrivals[1].Sub(srv.arrivals[0]); gap < 300*time.Millisecond {
+	if gap := srv.Gap(0, 1); gap < 300*time.Millisecond {
 		t.Errorf("retried after %v, want at least the 300 ms retry-after", gap)
 	}
 }
@@ -294,21 +228,21 @@ func Test429HonoursRetryAfter(t *testing.T) {
 func Test429ExhaustedGivesTheProvidersMessage(t *testing.T) {
 	h := aitest.LoadErrorFixture(t, "openai_error_429_headers.json")
 	h.Headers["retry-after-ms"] = "10"
-	srv := newServer(t, fail(429, h.Headers, aitest.Fixture(t, "openai_error_429_rate_limit_tokens.json")))
+	srv := aitest.NewReplayServer(t, "/v1/chat/completions", aitest.Fail(429, h.Headers, aitest.Fixture(t, "openai_error_429_rate_limit_tokens.json")))
 	_, err := newProvider(t, srv).Complete(context.Background(), aitest.SampleRequest(t))
 	var pe *ai.ProviderError
 	if !errors.As(err, &pe) || pe.Status != 429 || pe.Type != "rate_limit_exceeded" || !strings.HasPrefix(pe.Message, "Rate limit reached for gpt-4o-mini") {
 		t.Fatalf("err = %v", err)
 	}
-	if srv.requests() != 2 {
-		t.Errorf("requests = %d, want 2", srv.requests())
+	if srv.Requests() != 2 {
+		t.Errorf("requests = %d, want 2", srv.Requests())
 	}
 }
 
 func Test429RetryAfterBeyondTheCapStopsRetrying(t *testing.T) {
 	// openai-go does not wait longer than MaxRetryDelay: a longer
 	// retry-after ends the call with the provider's error at once.
-	srv := newServer(t, fail(429, map[string]string{"retry-after": "16"}, aitest.Fixture(t, "openai_error_429_rate_limit_tokens.json")))
+	srv := aitest.NewReplayServer(t, "/v1/chat/completions", aitest.Fail(429, map[string]string{"retry-after": "16"}, aitest.Fixture(t, "openai_error_429_rate_limit_tokens.json")))
 	start := time.Now()
 	_, err := newProvider(t, srv, func(c *ai.Config) { c.MaxRetryDelay = time.Second }).Complete(context.Background(), aitest.SampleRequest(t))
 	var pe *ai.ProviderError
@@ -322,31 +256,31 @@ func Test429RetryAfterBeyondTheCapStopsRetrying(t *testing.T) {
 
 func Test529And500AreRetried(t *testing.T) {
 	for _, status := range []int{529, 500, 503} {
-		srv := newServer(t,
-			fail(status, map[string]string{"retry-after-ms": "10"}, []byte(`{"error":{"message":"The server is overloaded","type":"server_error","param":null,"code":null}}`)),
-			ok(aitest.Fixture(t, "openai_response_tool_call_single.json")))
+		srv := aitest.NewReplayServer(t, "/v1/chat/completions",
+			aitest.Fail(status, map[string]string{"retry-after-ms": "10"}, []byte(`{"error":{"message":"The server is overloaded","type":"server_error","param":null,"code":null}}`)),
+			aitest.OK(aitest.Fixture(t, "openai_response_tool_call_single.json")))
 		r, err := newProvider(t, srv).Complete(context.Background(), aitest.SampleRequest(t))
-		if err != nil || len(r.ToolCalls) != 1 || srv.requests() != 2 {
-			t.Errorf("status %d: reply %+v err %v after %d requests", status, r, err, srv.requests())
+		if err != nil || len(r.ToolCalls) != 1 || srv.Requests() != 2 {
+			t.Errorf("status %d: reply %+v err %v after %d requests", status, r, err, srv.Requests())
 		}
 	}
 }
 
 func Test500ExhaustsRetries(t *testing.T) {
-	srv := newServer(t, fail(500, map[string]string{"retry-after-ms": "10", "x-request-id": "req_abc"}, []byte(`{"error":{"message":"The server had an error while processing your request.","type":"server_error","param":null,"code":null}}`)))
+	srv := aitest.NewReplayServer(t, "/v1/chat/completions", aitest.Fail(500, map[string]string{"retry-after-ms": "10", "x-request-id": "req_abc"}, []byte(`{"error":{"message":"The server had an error while processing your request.","type":"server_error","param":null,"code":null}}`)))
 	_, err := newProvider(t, srv, func(c *ai.Config) { c.MaxRetries = 2 }).Complete(context.Background(), aitest.SampleRequest(t))
 	var pe *ai.ProviderError
 	if !errors.As(err, &pe) || pe.Status != 500 || pe.Type != "server_error" || pe.RequestID != "req_abc" ||
 		!strings.Contains(err.Error(), "The server had an error") {
 		t.Fatalf("err = %v", err)
 	}
-	if srv.requests() != 3 {
-		t.Errorf("requests = %d, want 3", srv.requests())
+	if srv.Requests() != 3 {
+		t.Errorf("requests = %d, want 3", srv.Requests())
 	}
 }
 
 func TestAPIKeyNeverInErrors(t *testing.T) {
-	srv := newServer(t, fail(401, nil, []byte(`{"error":{"message":"Incorrect API key provided.","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}`)))
+	srv := aitest.NewReplayServer(t, "/v1/chat/completions", aitest.Fail(401, nil, []byte(`{"error":{"message":"Incorrect API key provided.","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}`)))
 	_, err := newProvider(t, srv).Complete(context.Background(), aitest.SampleRequest(t))
 	if err == nil || strings.Contains(err.Error(), testKey) || !strings.Contains(err.Error(), "invalid_api_key") {
 		t.Fatalf("err = %v", err)
@@ -357,20 +291,13 @@ func TestEnvironmentIsIgnored(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "sk-from-env")
 	t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")
 	t.Setenv("OPENAI_ORG_ID", "org-from-env")
-	srv := newServer(t, ok(aitest.Fixture(t, "openai_response_tool_call_single.json")))
+	srv := aitest.NewReplayServer(t, "/v1/chat/completions", aitest.OK(aitest.Fixture(t, "openai_response_tool_call_single.json")))
 	if _, err := newProvider(t, srv).Complete(context.Background(), aitest.SampleRequest(t)); err != nil {
 		t.Fatal(err)
 	}
-	h := srv.headers[0]
+	h := srv.Header(0)
 	if h.Get("Authorization") != "Bearer "+testKey || h.Get("OpenAI-Organization") != "" {
 		t.Errorf("headers: Authorization=%q OpenAI-Organization=%q", h.Get("Authorization"), h.Get("OpenAI-Organization"))
-	}
-}
-
-func TestLocalServerWithoutKey(t *testing.T) {
-	srv := newServer(t, ok(aitest.Fixture(t, "openai_response_tool_call_single.json")))
-	if _, err := newProvider(t, srv, func(c *ai.Config) { c.APIKey = "" }).Complete(context.Background(), aitest.SampleRequest(t)); err != nil {
-		t.Fatal(err)
 	}
 }
 
@@ -390,15 +317,19 @@ func TestRegistered(t *testing.T) {
 	}
 }
 
+// underTest is this provider for the tests every provider shares.
+func underTest(t *testing.T) aitest.ProviderUnderTest {
+	return aitest.ProviderUnderTest{
+		Path:    "/v1/chat/completions",
+		Success: aitest.Fixture(t, "openai_response_tool_call_single.json"),
+		New: func(t *testing.T, srv *aitest.ReplayServer, mutate ...func(*ai.Config)) ai.Provider {
+			return newProvider(t, srv, mutate...)
+		},
+	}
+}
+
+func TestLocalServerWithoutKey(t *testing.T) { aitest.TestLocalServerWithoutKey(t, underTest(t)) }
+
 func TestSlowAttemptTimesOutAndIsRetried(t *testing.T) {
-	slow := func(w http.ResponseWriter) {
-		time.Sleep(600 * time.Millisecond)
-		ok(aitest.Fixture(t, "openai_response_tool_call_single.json"))(w)
-	}
-	srv := newServer(t, slow, ok(aitest.Fixture(t, "openai_response_tool_call_single.json")))
-	p := newProvider(t, srv, func(c *ai.Config) { c.Timeout = 150 * time.Millisecond })
-	r, err := p.Complete(context.Background(), aitest.SampleRequest(t))
-	if err != nil || len(r.ToolCalls) != 1 || srv.requests() != 2 {
-		t.Fatalf("reply %+v err %v after %d requests; want the timed-out attempt retried", r, err, srv.requests())
-	}
+	aitest.TestSlowAttemptTimesOutAndIsRetried(t, underTest(t))
 }
