@@ -44,26 +44,39 @@ func BenchmarkDumpXML(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "dumps/s")
 }
 
-// BenchmarkScreenshot is Device.Capture in process: draw + PNG (BestSpeed).
+// BenchmarkScreenshot is Device.Capture in process: "fresh" draws and
+// encodes (PNG, BestSpeed) every time, as after each action; "unchanged"
+// captures a screen that has not changed since the last capture.
 func BenchmarkScreenshot(b *testing.B) {
 	for _, screen := range []string{"launcher", "settings"} {
-		b.Run(screen, func(b *testing.B) {
-			p := newTestPhone(b, Config{})
-			if screen == "settings" {
-				p.Device().LaunchApp(context.Background(), "Settings")
+		for _, fresh := range []bool{true, false} {
+			name := screen + "/unchanged"
+			if fresh {
+				name = screen + "/fresh"
 			}
-			d := p.Device()
-			ctx := context.Background()
-			if _, err := d.Capture(ctx); err != nil { // fonts load once
-				b.Fatal(err)
-			}
-			b.ResetTimer()
-			for b.Loop() {
-				if _, err := d.Capture(ctx); err != nil {
+			b.Run(name, func(b *testing.B) {
+				p := newTestPhone(b, Config{})
+				if screen == "settings" {
+					p.Device().LaunchApp(context.Background(), "Settings")
+				}
+				d := p.Device()
+				ctx := context.Background()
+				if _, err := d.Capture(ctx); err != nil { // fonts load once
 					b.Fatal(err)
 				}
-			}
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "screenshots/s")
-		})
+				b.ResetTimer()
+				for b.Loop() {
+					if fresh {
+						p.mu.Lock()
+						p.shot = lastShot{}
+						p.mu.Unlock()
+					}
+					if _, err := d.Capture(ctx); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "screenshots/s")
+			})
+		}
 	}
 }

@@ -111,6 +111,7 @@ type Phone struct {
 	files    map[string]*memFile
 	dumps    int
 	orderSeq int
+	shot     lastShot // the last rendering, reused while the screen is unchanged
 }
 
 type focusKey struct{ screen, field string }

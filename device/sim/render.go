@@ -106,13 +106,46 @@ type renderer struct {
 
 // screenshotLocked draws the current screen and encodes it as PNG.
 func (p *Phone) screenshotLocked() ([]byte, image.Image) {
-	img := p.drawLocked()
-	return encodePNG(img), img
+	img, png := p.renderLocked(true)
+	return png, img
 }
 
+// drawLocked draws the current screen.
 func (p *Phone) drawLocked() *image.RGBA {
-	fontOnce.Do(loadFonts)
+	img, _ := p.renderLocked(false)
+	return img
+}
+
+// renderLocked draws the current screen (and encodes it when wantPNG). The
+// drawing is a pure function of the node tree, so when nothing drawn has
+// changed since the last call it returns that rendering again: a real
+// phone's screencap copies a ready framebuffer, and ours would otherwise
+// spend tens of milliseconds painting the same pixels. Callers must not
+// modify what it returns.
+func (p *Phone) renderLocked(wantPNG bool) (*image.RGBA, []byte) {
 	ws := p.windowsAt(p.now(), false)
+	key, cacheable := renderKey(ws)
+	if cacheable && p.shot.img != nil && key == p.shot.key {
+		if wantPNG && p.shot.png == nil {
+			p.shot.png = encodePNG(p.shot.img)
+		}
+		return p.shot.img, p.shot.png
+	}
+	img := p.paint(ws)
+	var png []byte
+	if wantPNG {
+		png = encodePNG(img)
+	}
+	p.shot = lastShot{}
+	if cacheable {
+		p.shot = lastShot{key: key, img: img, png: png}
+	}
+	return img, png
+}
+
+// paint draws the windows, topmost last.
+func (p *Phone) paint(ws []*node) *image.RGBA {
+	fontOnce.Do(loadFonts)
 	img := image.NewRGBA(image.Rect(0, 0, p.g.W, p.g.H))
 	draw.Draw(img, img.Bounds(), &image.Uniform{black}, image.Point{}, draw.Src)
 	rd := &renderer{img: img, s: p.g.scale}
