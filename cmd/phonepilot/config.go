@@ -345,6 +345,24 @@ func (c *appConfig) applyFlags(fs *pflag.FlagSet, env lookupEnv) error {
 	return nil
 }
 
+// commandConfig is what a command that runs tasks works from: the file and
+// the environment (loadConfig), then the flags the user set, checked
+// as a whole, and the runtime's Config from it. Every error is bad input.
+func commandConfig(flags *pflag.FlagSet, path string) (appConfig, runtime.Config, error) {
+	cfg, err := loadConfig(path, nil)
+	if err != nil {
+		return cfg, runtime.Config{}, err
+	}
+	if err := cfg.applyFlags(flags, nil); err != nil {
+		return cfg, runtime.Config{}, err
+	}
+	if err := cfg.Validate(); err != nil {
+		return cfg, runtime.Config{}, err
+	}
+	rc, err := cfg.runtimeConfig()
+	return cfg, rc, err
+}
+
 // Validate checks every section that can be checked without a device, so a
 // bad setting is reported before any phone is opened.
 func (c appConfig) Validate() error {

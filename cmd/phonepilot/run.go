@@ -94,17 +94,7 @@ func runTask(cmd *cobra.Command, o runOptions, args []string) error {
 	if goal == "" {
 		return exitWith(2, errors.New(`give a goal, for example: phonepilot run --device sim "open Taobao and search Mac mini"`))
 	}
-	cfg, err := loadConfig(o.config, nil)
-	if err != nil {
-		return exitWith(2, err)
-	}
-	if err := cfg.applyFlags(cmd.Flags(), nil); err != nil {
-		return exitWith(2, err)
-	}
-	if err := cfg.Validate(); err != nil {
-		return exitWith(2, err)
-	}
-	rc, err := cfg.runtimeConfig()
+	cfg, rc, err := commandConfig(cmd.Flags(), o.config)
 	if err != nil {
 		return exitWith(2, err)
 	}

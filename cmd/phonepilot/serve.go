@@ -83,24 +83,11 @@ type serveReady func(addr string)
 func runServe(cmd *cobra.Command, o serveOptions, ready serveReady) error {
 	ctx := cmd.Context()
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
-	cfg, err := loadConfig(o.config, nil)
+	cfg, rc, err := commandConfig(cmd.Flags(), o.config)
 	if err != nil {
-		return exitWith(2, err)
-	}
-	if err := cfg.applyFlags(cmd.Flags(), nil); err != nil {
-		return exitWith(2, err)
-	}
-	if err := cfg.Validate(); err != nil {
-		return exitWith(2, err)
-	}
-	if cfg.Storage.DB, err = resolveDB(cmd, o.config); err != nil {
 		return exitWith(2, err)
 	}
 	if err := api.CheckBind(cfg.Serve.Addr, cfg.Serve.Token); err != nil {
-		return exitWith(2, err)
-	}
-	rc, err := cfg.runtimeConfig()
-	if err != nil {
 		return exitWith(2, err)
 	}
 	level := slog.LevelInfo
