@@ -13,10 +13,11 @@ import (
 	"time"
 
 	"phonepilot/device/sim/adbd"
+	"phonepilot/device/sim/adbd/adbdtest"
 )
 
 func TestHandshakeAnnouncesBannerAndLimits(t *testing.T) {
-	addr, _, _, _ := startServer(t, newFakePhone(), adbd.Config{Product: "p1", Model: "Sim Phone", Device: "d1"})
+	addr, _, _, _ := startServer(t, adbdtest.New(), adbd.Config{Product: "p1", Model: "Sim Phone", Device: "d1"})
 	h := dial(t, addr, 1<<20)
 	h.send(hpacket{cmd: tCNXN, arg0: 0x01000001, arg1: 1 << 20, data: []byte("host::features=shell_v2\x00")})
 	p := h.recv()
@@ -30,7 +31,7 @@ func TestHandshakeAnnouncesBannerAndLimits(t *testing.T) {
 }
 
 func TestAdvertisesOnlyConfiguredFeatures(t *testing.T) {
-	addr, _, _, _ := startServer(t, newFakePhone(), adbd.Config{Features: []string{adbd.FeatureCmd}})
+	addr, _, _, _ := startServer(t, adbdtest.New(), adbd.Config{Features: []string{adbd.FeatureCmd}})
 	h := connect(t, addr, 1<<20)
 	if !strings.HasSuffix(h.banner, ";features=cmd") {
 		t.Errorf("banner %q should advertise only cmd", h.banner)
@@ -56,7 +57,7 @@ func TestConfigValidate(t *testing.T) {
 		if err := c.Validate(); err == nil {
 			t.Errorf("Validate(%+v) = nil, want an error", c)
 		}
-		if _, err := adbd.New(newFakePhone(), c); err == nil {
+		if _, err := adbd.New(adbdtest.New(), c); err == nil {
 			t.Errorf("New(%+v) accepted an invalid config", c)
 		}
 	}
@@ -66,7 +67,7 @@ func TestConfigValidate(t *testing.T) {
 }
 
 func TestWritesAreChunkedAtHostMaxDataAndWaitForOkay(t *testing.T) {
-	addr, _, _, _ := startServer(t, newFakePhone(), adbd.Config{})
+	addr, _, _, _ := startServer(t, adbdtest.New(), adbd.Config{})
 	const hostMax = 4096
 	h := connect(t, addr, hostMax)
 	dev := h.open(7, "exec:bytes 20000")
@@ -84,26 +85,26 @@ func TestWritesAreChunkedAtHostMaxDataAndWaitForOkay(t *testing.T) {
 	if largest > hostMax {
 		t.Errorf("largest WRTE %d > host maxdata %d", largest, hostMax)
 	}
-	if !bytes.Equal(got, pattern(20000)) {
+	if !bytes.Equal(got, adbdtest.Pattern(20000)) {
 		t.Errorf("got %d bytes, not the 20000 the command wrote", len(got))
 	}
 }
 
 func TestWritesAreChunkedAtOwnMaxData(t *testing.T) {
-	addr, _, _, _ := startServer(t, newFakePhone(), adbd.Config{MaxData: 8192})
+	addr, _, _, _ := startServer(t, adbdtest.New(), adbd.Config{MaxData: 8192})
 	h := connect(t, addr, 1<<20)
 	if h.devMax != 8192 {
 		t.Fatalf("CNXN maxdata %d, want 8192", h.devMax)
 	}
 	dev := h.open(9, "exec:bytes 100000")
 	out, largest := h.readStream(9, dev)
-	if largest != 8192 || !bytes.Equal(out, pattern(100000)) {
+	if largest != 8192 || !bytes.Equal(out, adbdtest.Pattern(100000)) {
 		t.Errorf("largest WRTE %d (want 8192), %d bytes (want 100000 matching)", largest, len(out))
 	}
 }
 
 func TestRawServicesHaveTTYAndNoExitStatus(t *testing.T) {
-	phone := newFakePhone()
+	phone := adbdtest.New()
 	addr, _, _, _ := startServer(t, phone, adbd.Config{})
 	h := connect(t, addr, 1<<20)
 	for i, svc := range []string{"shell:tty", "exec:tty", "shell,raw:tty"} {
@@ -118,7 +119,7 @@ func TestRawServicesHaveTTYAndNoExitStatus(t *testing.T) {
 }
 
 func TestShellV2FramesOutputAndExitStatus(t *testing.T) {
-	addr, _, _, _ := startServer(t, newFakePhone(), adbd.Config{})
+	addr, _, _, _ := startServer(t, adbdtest.New(), adbd.Config{})
 	h := connect(t, addr, 1<<20)
 	cases := []struct {
 		svc            string
@@ -143,8 +144,8 @@ func TestShellV2FramesOutputAndExitStatus(t *testing.T) {
 }
 
 func TestShellV2LargeOutputAndHostStdin(t *testing.T) {
-	phone := newFakePhone()
-	phone.block = make(chan struct{})
+	phone := adbdtest.New()
+	phone.Block = make(chan struct{})
 	addr, _, _, _ := startServer(t, phone, adbd.Config{})
 	h := connect(t, addr, 1<<20)
 
@@ -154,7 +155,7 @@ func TestShellV2LargeOutputAndHostStdin(t *testing.T) {
 	for _, part := range [][]byte{frames[:2], frames[2:9], frames[9:]} {
 		h.write(30, dev, part)
 	}
-	close(phone.block)
+	close(phone.Block)
 	out, _ := h.readStream(30, dev)
 	if _, _, exit := v2Output(parseV2(t, out)); exit != 0 {
 		t.Errorf("exit %d, want 0", exit)
@@ -162,13 +163,13 @@ func TestShellV2LargeOutputAndHostStdin(t *testing.T) {
 
 	out = h.run(32, "shell,v2,raw:bytes 3000000")
 	stdout, _, exit := v2Output(parseV2(t, out))
-	if exit != 0 || stdout != string(pattern(3000000)) {
-		t.Errorf("3 MB through v2: exit %d, %d stdout bytes intact=%v", exit, len(stdout), stdout == string(pattern(3000000)))
+	if exit != 0 || stdout != string(adbdtest.Pattern(3000000)) {
+		t.Errorf("3 MB through v2: exit %d, %d stdout bytes intact=%v", exit, len(stdout), stdout == string(adbdtest.Pattern(3000000)))
 	}
 }
 
 func TestRefusedOpenLeavesTransportUsable(t *testing.T) {
-	addr, _, _, _ := startServer(t, newFakePhone(), adbd.Config{})
+	addr, _, _, _ := startServer(t, adbdtest.New(), adbd.Config{})
 	h := connect(t, addr, 1<<20)
 	for i, svc := range []string{"tcp:9008", "framebuffer:", "shell,v2", "reverse:list-forward", ""} {
 		if dev := h.open(uint32(40+i), svc); dev != 0 {
@@ -181,7 +182,7 @@ func TestRefusedOpenLeavesTransportUsable(t *testing.T) {
 }
 
 func TestPacketsForUnknownStreamsAreIgnored(t *testing.T) {
-	addr, _, _, _ := startServer(t, newFakePhone(), adbd.Config{})
+	addr, _, _, _ := startServer(t, adbdtest.New(), adbd.Config{})
 	h := connect(t, addr, 1<<20)
 	h.send(hpacket{cmd: tOKAY, arg0: 1, arg1: 999})
 	h.send(hpacket{cmd: tWRTE, arg0: 1, arg1: 999, data: []byte("x")})
@@ -194,8 +195,8 @@ func TestPacketsForUnknownStreamsAreIgnored(t *testing.T) {
 }
 
 func TestConcurrentStreamsOnOneTransport(t *testing.T) {
-	phone := newFakePhone()
-	phone.block = make(chan struct{})
+	phone := adbdtest.New()
+	phone.Block = make(chan struct{})
 	addr, _, _, _ := startServer(t, phone, adbd.Config{})
 	h := connect(t, addr, 4096)
 	blocked := h.open(70, "shell,v2,raw:block")
@@ -213,10 +214,10 @@ func TestConcurrentStreamsOnOneTransport(t *testing.T) {
 		got = append(got, p.data...)
 		h.send(hpacket{cmd: tOKAY, arg0: 71, arg1: big})
 	}
-	if !bytes.Equal(got, pattern(50000)) {
+	if !bytes.Equal(got, adbdtest.Pattern(50000)) {
 		t.Errorf("interleaved stream got %d bytes", len(got))
 	}
-	close(phone.block)
+	close(phone.Block)
 	out, _ := h.readStream(70, blocked)
 	if _, _, exit := v2Output(parseV2(t, out)); exit != 0 {
 		t.Errorf("blocked stream exit %d", exit)
@@ -224,7 +225,7 @@ func TestConcurrentStreamsOnOneTransport(t *testing.T) {
 }
 
 func TestManyConnections(t *testing.T) {
-	addr, _, _, _ := startServer(t, newFakePhone(), adbd.Config{})
+	addr, _, _, _ := startServer(t, adbdtest.New(), adbd.Config{})
 	hosts := make([]*host, 5)
 	for i := range hosts {
 		hosts[i] = connect(t, addr, 1<<20)
@@ -257,8 +258,8 @@ func TestManyConnections(t *testing.T) {
 }
 
 func TestHostCloseCancelsCommand(t *testing.T) {
-	phone := newFakePhone()
-	phone.block = make(chan struct{}) // never closed: only ctx ends it
+	phone := adbdtest.New()
+	phone.Block = make(chan struct{}) // never closed: only ctx ends it
 	addr, _, _, _ := startServer(t, phone, adbd.Config{})
 	h := connect(t, addr, 1<<20)
 	dev := h.open(80, "shell,v2,raw:block")
@@ -305,7 +306,7 @@ func syncReply(h *host, id, dev uint32, buf *[]byte, n int) []byte {
 }
 
 func TestSyncPushStatListPullQuit(t *testing.T) {
-	phone := newFakePhone()
+	phone := adbdtest.New()
 	addr, _, _, _ := startServer(t, phone, adbd.Config{})
 	h := connect(t, addr, 4096)
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -314,7 +315,7 @@ func TestSyncPushStatListPullQuit(t *testing.T) {
 	var pending []byte
 
 	// SEND: path,mode then DATA chunks and DONE; all split across WRTEs.
-	content := pattern(150000)
+	content := adbdtest.Pattern(150000)
 	req := syncReq("SEND", []byte("/sdcard/f.bin,33261")) // 0100755
 	for off := 0; off < len(content); off += 65536 {
 		req = append(req, syncReq("DATA", content[off:min(off+65536, len(content))])...)
@@ -330,8 +331,8 @@ func TestSyncPushStatListPullQuit(t *testing.T) {
 	if r := syncReply(h, id, dev, &pending, 8); string(r[:4]) != "OKAY" {
 		t.Fatalf("SEND reply %q, want OKAY", r)
 	}
-	if got, _ := phone.ReadFile("/sdcard/f.bin"); !bytes.Equal(got, content) || phone.modes["/sdcard/f.bin"] != 0o755 {
-		t.Fatalf("pushed file: %d bytes, mode %v", len(got), phone.modes["/sdcard/f.bin"])
+	if got, _ := phone.ReadFile("/sdcard/f.bin"); !bytes.Equal(got, content) || phone.Mode("/sdcard/f.bin") != 0o755 {
+		t.Fatalf("pushed file: %d bytes, mode %v", len(got), phone.Mode("/sdcard/f.bin"))
 	}
 
 	// STAT and STA2 of the file and of a missing path.
@@ -400,7 +401,7 @@ func TestSyncPushStatListPullQuit(t *testing.T) {
 }
 
 func TestSyncRecvMissingFileFails(t *testing.T) {
-	addr, _, _, _ := startServer(t, newFakePhone(), adbd.Config{})
+	addr, _, _, _ := startServer(t, adbdtest.New(), adbd.Config{})
 	h := connect(t, addr, 1<<20)
 	dev := h.open(95, "sync:")
 	h.write(95, dev, syncReq("RECV", []byte("/sdcard/none.xml")))
@@ -411,7 +412,7 @@ func TestSyncRecvMissingFileFails(t *testing.T) {
 }
 
 func TestSyncGarbageClosesOnlyTheStream(t *testing.T) {
-	addr, _, _, _ := startServer(t, newFakePhone(), adbd.Config{})
+	addr, _, _, _ := startServer(t, adbdtest.New(), adbd.Config{})
 	h := connect(t, addr, 1<<20)
 	dev := h.open(96, "sync:")
 	h.write(96, dev, []byte("ZZZZ\x05\x00\x00\x00hello"))
@@ -430,7 +431,7 @@ func TestSyncGarbageClosesOnlyTheStream(t *testing.T) {
 }
 
 func TestGarbageClosesTransportNotServer(t *testing.T) {
-	addr, _, _, _ := startServer(t, newFakePhone(), adbd.Config{})
+	addr, _, _, _ := startServer(t, adbdtest.New(), adbd.Config{})
 	rng := rand.New(rand.NewPCG(3, 4))
 	inputs := map[string][]byte{
 		"random bytes": func() []byte {
@@ -481,7 +482,7 @@ func TestGarbageClosesTransportNotServer(t *testing.T) {
 }
 
 func TestPacketsBeforeHandshakeAreIgnored(t *testing.T) {
-	addr, _, _, _ := startServer(t, newFakePhone(), adbd.Config{})
+	addr, _, _, _ := startServer(t, adbdtest.New(), adbd.Config{})
 	h := dial(t, addr, 1<<20)
 	h.send(hpacket{cmd: tOPEN, arg0: 5, data: []byte("shell:echo early\x00")})
 	h.expectSilence()
@@ -492,7 +493,7 @@ func TestPacketsBeforeHandshakeAreIgnored(t *testing.T) {
 }
 
 func TestHandshakeTimeoutClosesSilentConnections(t *testing.T) {
-	addr, _, _, _ := startServer(t, newFakePhone(), adbd.Config{HandshakeTimeout: 100 * time.Millisecond})
+	addr, _, _, _ := startServer(t, adbdtest.New(), adbd.Config{HandshakeTimeout: 100 * time.Millisecond})
 	h := dial(t, addr, 1<<20)
 	if _, err := h.tryRecv(5 * time.Second); !errors.Is(err, io.EOF) {
 		t.Errorf("silent connection: %v, want EOF from the daemon", err)
@@ -500,7 +501,7 @@ func TestHandshakeTimeoutClosesSilentConnections(t *testing.T) {
 }
 
 func TestAuthAcceptsAnySignature(t *testing.T) {
-	addr, _, _, _ := startServer(t, newFakePhone(), adbd.Config{Auth: true})
+	addr, _, _, _ := startServer(t, adbdtest.New(), adbd.Config{Auth: true})
 	for _, answer := range []uint32{2, 3} {
 		h := dial(t, addr, 1<<20)
 		h.send(hpacket{cmd: tCNXN, arg0: 0x01000001, arg1: 1 << 20, data: []byte("host::\x00")})
@@ -519,8 +520,8 @@ func TestAuthAcceptsAnySignature(t *testing.T) {
 }
 
 func TestServeCancelClosesTransports(t *testing.T) {
-	phone := newFakePhone()
-	phone.block = make(chan struct{})
+	phone := adbdtest.New()
+	phone.Block = make(chan struct{})
 	addr, cancel, done, serveErr := startServer(t, phone, adbd.Config{})
 	h := connect(t, addr, 1<<20)
 	h.open(1, "shell,v2,raw:block") // a command in flight must not hold Serve
@@ -542,7 +543,7 @@ func TestServeCancelClosesTransports(t *testing.T) {
 }
 
 func TestCloseStopsServe(t *testing.T) {
-	srv, err := adbd.New(newFakePhone(), adbd.Config{})
+	srv, err := adbd.New(adbdtest.New(), adbd.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -568,7 +569,7 @@ func v2In(id byte, data string) []byte {
 }
 
 func TestInteractiveShellOverV2WithPTY(t *testing.T) {
-	phone := newFakePhone()
+	phone := adbdtest.New()
 	addr, _, _, _ := startServer(t, phone, adbd.Config{Device: "simdev"})
 	h := connect(t, addr, 1<<20)
 	s := &session{h: h, id: 200, dev: h.open(200, "shell,v2,TERM=xterm-256color,pty:")}
@@ -582,13 +583,13 @@ func TestInteractiveShellOverV2WithPTY(t *testing.T) {
 	if stdout != want || exit != 0 {
 		t.Errorf("interactive session:\n got %q exit %d\nwant %q exit 0", stdout, exit, want)
 	}
-	if cmds := phone.commands(); len(cmds) != 1 || cmds[0] != "echo hi" {
+	if cmds := phone.Commands(); len(cmds) != 1 || cmds[0] != "echo hi" {
 		t.Errorf("commands run: %q, want [echo hi]", cmds)
 	}
 }
 
 func TestInteractiveShellWithPipedStdin(t *testing.T) {
-	addr, _, _, _ := startServer(t, newFakePhone(), adbd.Config{})
+	addr, _, _, _ := startServer(t, adbdtest.New(), adbd.Config{})
 	h := connect(t, addr, 1<<20)
 	s := &session{h: h, id: 210, dev: h.open(210, "shell,v2,raw:")}
 	s.write(append(v2In(0, "echo a\necho b\nfal"), v2In(0, "se\n")...))
@@ -601,7 +602,7 @@ func TestInteractiveShellWithPipedStdin(t *testing.T) {
 }
 
 func TestInteractiveLegacyShell(t *testing.T) {
-	addr, _, _, _ := startServer(t, newFakePhone(), adbd.Config{Device: "d"})
+	addr, _, _, _ := startServer(t, adbdtest.New(), adbd.Config{Device: "d"})
 	h := connect(t, addr, 1<<20)
 	s := &session{h: h, id: 220, dev: h.open(220, "shell:")}
 	s.write([]byte("echo one\r"))
@@ -613,7 +614,7 @@ func TestInteractiveLegacyShell(t *testing.T) {
 }
 
 func TestClosingTheListenerClosesTransports(t *testing.T) {
-	srv, err := adbd.New(newFakePhone(), adbd.Config{Logger: quietLogger()})
+	srv, err := adbd.New(adbdtest.New(), adbd.Config{Logger: quietLogger()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -639,7 +640,7 @@ func TestClosingTheListenerClosesTransports(t *testing.T) {
 }
 
 func TestListenAndServe(t *testing.T) {
-	srv, err := adbd.New(newFakePhone(), adbd.Config{Logger: quietLogger()})
+	srv, err := adbd.New(adbdtest.New(), adbd.Config{Logger: quietLogger()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -661,9 +662,9 @@ func TestListenAndServe(t *testing.T) {
 }
 
 func TestOpenStreamsAreBounded(t *testing.T) {
-	phone := newFakePhone()
-	phone.block = make(chan struct{})
-	defer close(phone.block)
+	phone := adbdtest.New()
+	phone.Block = make(chan struct{})
+	defer close(phone.Block)
 	addr, _, _, _ := startServer(t, phone, adbd.Config{Logger: quietLogger()})
 	h := connect(t, addr, 1<<20)
 	refused := 0

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"phonepilot/device/sim/adbd"
+	"phonepilot/device/sim/adbd/adbdtest"
 )
 
 // FuzzTransport feeds a connected daemon sequences of packets built from
@@ -34,7 +35,7 @@ func FuzzTransport(f *testing.F) {
 	f.Add(cat(pkt(9, 0, 0, "\x43\x4e\x58\x4e\xff\xff")))
 	f.Add(cat(pkt(2, 3, 0, "exec:bytes 99999\x00"), pkt(5, 3, 1, ""), pkt(3, 3, 1, "")))
 
-	phone := newFakePhone()
+	phone := adbdtest.New()
 	addr, _, _, _ := startServer(f, phone, adbd.Config{MaxData: 4096, HandshakeTimeout: 2 * time.Second, Logger: quietLogger()})
 	cmds := []string{tCNXN, tAUTH, tOPEN, tOKAY, tWRTE, tCLSE}
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"phonepilot/device/sim/adbd"
+	"phonepilot/device/sim/adbd/adbdtest"
 	"phonepilot/device/sim/simadb"
 )
 
@@ -15,7 +16,7 @@ import (
 // so a transport bug shows here even when the simulator itself is broken.
 
 func TestRealADBSeesDeviceAndRunsCommands(t *testing.T) {
-	env := simadb.StartDevice(t, newMemPhone(), adbd.Config{Product: "simphone", Model: "Sim Phone 1", Device: "simdev"})
+	env := simadb.StartDevice(t, adbdtest.New(), adbd.Config{Product: "simphone", Model: "Sim Phone 1", Device: "simdev"})
 
 	out, err := env.ADB("devices", "-l")
 	if err != nil {
@@ -46,9 +47,9 @@ func TestRealADBSeesDeviceAndRunsCommands(t *testing.T) {
 }
 
 func TestRealADBMovesFourMegabytesExactly(t *testing.T) {
-	phone := newMemPhone()
+	phone := adbdtest.New()
 	env := simadb.StartDevice(t, phone, adbd.Config{})
-	want := noise(4 << 20)
+	want := adbdtest.Pattern(4 << 20)
 
 	out, err := env.ADB("exec-out", "bytes", "4194304")
 	if err != nil || !bytes.Equal(out, want) {
@@ -78,7 +79,7 @@ func TestRealADBMovesFourMegabytesExactly(t *testing.T) {
 }
 
 func TestStopPhoneDisconnects(t *testing.T) {
-	env := simadb.StartDevice(t, newMemPhone(), adbd.Config{})
+	env := simadb.StartDevice(t, adbdtest.New(), adbd.Config{})
 	env.StopPhone()
 	if env.Daemon.Connections() != 0 {
 		t.Errorf("%d transports still open after StopPhone", env.Daemon.Connections())
@@ -93,7 +94,7 @@ func TestStopPhoneDisconnects(t *testing.T) {
 }
 
 func TestRealADBShellWithoutCommandReadsStdin(t *testing.T) {
-	env := simadb.StartDevice(t, newMemPhone(), adbd.Config{})
+	env := simadb.StartDevice(t, adbdtest.New(), adbd.Config{})
 	cmd := env.Command(t.Context(), "shell")
 	cmd.Stdin = strings.NewReader("echo piped one\necho two\nfalse\n")
 	out, err := cmd.Output()
@@ -105,13 +106,13 @@ func TestRealADBShellWithoutCommandReadsStdin(t *testing.T) {
 func TestRealADBWithAuthAndWithoutShellV2(t *testing.T) {
 	// A phone that asks for the key: adb signs with the private HOME's
 	// adbkey and the daemon accepts it.
-	authed := simadb.StartDevice(t, newMemPhone(), adbd.Config{Auth: true})
+	authed := simadb.StartDevice(t, adbdtest.New(), adbd.Config{Auth: true})
 	if out, err := authed.ADB("shell", "echo", "signed"); err != nil || string(out) != "signed\n" {
 		t.Errorf("with AUTH: %q, %v", out, err)
 	}
 	// A phone without shell_v2: adb falls back to shell:, which has no
 	// exit status (always 0), as on Android before 7.
-	legacy := simadb.StartDevice(t, newMemPhone(), adbd.Config{Features: []string{adbd.FeatureCmd, adbd.FeatureStatV2}})
+	legacy := simadb.StartDevice(t, adbdtest.New(), adbd.Config{Features: []string{adbd.FeatureCmd, adbd.FeatureStatV2}})
 	if out, err := legacy.ADB("shell", "echo", "legacy"); err != nil || string(out) != "legacy\n" {
 		t.Errorf("without shell_v2: %q, %v", out, err)
 	}
@@ -121,7 +122,7 @@ func TestRealADBWithAuthAndWithoutShellV2(t *testing.T) {
 }
 
 func TestRealADBListsAndPullsDirectories(t *testing.T) {
-	phone := newMemPhone()
+	phone := adbdtest.New()
 	phone.WriteFile("/sdcard/a.txt", []byte("alpha"), 0o644)
 	phone.WriteFile("/sdcard/b.txt", []byte("bravo"), 0o644)
 	env := simadb.StartDevice(t, phone, adbd.Config{})
@@ -141,7 +142,7 @@ func TestRealADBListsAndPullsDirectories(t *testing.T) {
 }
 
 func TestRestartPhoneReconnects(t *testing.T) {
-	phone := newMemPhone()
+	phone := adbdtest.New()
 	env := simadb.StartDevice(t, phone, adbd.Config{})
 	phone.WriteFile("/sdcard/kept.txt", []byte("kept"), 0o644)
 	env.StopPhone()
