@@ -16,10 +16,10 @@ var allowedImports = map[string][]string{
 	"device/devicetest": {"device", "scene", "perception", "internal/*"},
 	"device/adb":        {"device", "scene", "perception", "perception/frame", "internal/clock"},
 	"device/sim":        {"device", "scene", "perception", "perception/frame", "internal/clock"},
-	"device/sim/adbd":   {"device/sim/adbd/adbdtest", "internal/*"},
+	"device/sim/adbd":   {"internal/*"},
 	// A hand-written adbd.Phone for the transport's and simadb's tests.
 	"device/sim/adbd/adbdtest": nil,
-	"device/sim/simadb":        {"device/sim", "device/sim/adbd", "device/sim/adbd/adbdtest", "internal/*"},
+	"device/sim/simadb":        {"device/sim", "device/sim/adbd", "internal/*"},
 	"tools":                    {"device", "scene", "internal/clock"},
 	"plan":                     {"scene", "tools"},
 	"plan/rule":                {"plan", "scene", "tools"},
