@@ -48,11 +48,13 @@ type Config struct {
 	// WaitTimeout bounds the wait for a step's target element to appear and
 	// for an expected element to show after an action that took effect.
 	WaitTimeout time.Duration
-	// PollInterval is how often the Scene is observed while waiting or
-	// settling.
+	// PollInterval is how often the Scene is observed while waiting for an
+	// element. While settling, a read follows the previous one after
+	// PollInterval less the time a dump takes (on a phone, back to back).
 	PollInterval time.Duration
-	// SettleTimeout caps the wait for two consecutive equal Scenes after an
-	// action.
+	// SettleTimeout caps the wait for the screen to settle after an action:
+	// for the first read that shows the step's expected outcome with no
+	// loading indicator, or else for two consecutive equal reads.
 	SettleTimeout time.Duration
 	// BackoffBase and BackoffMax shape the jittered exponential backoff
 	// between attempts of a step.
