@@ -182,7 +182,7 @@ func (e *executor) settleInterval() time.Duration {
 
 // timed is the device as an Observer that keeps a running average of how
 // long one observation takes.
-func (e *executor) timed() perception.Observer { return timedObserver{e} }
+func (e *executor) timed() timedObserver { return timedObserver{e} }
 
 type timedObserver struct{ e *executor }
 

@@ -9,7 +9,7 @@ package archtest
 // in docs/ARCHITECTURE.md, in the same commit.
 var allowedImports = map[string][]string{
 	"scene":             nil,
-	"perception":        {"scene", "internal/clock"},
+	"perception":        {"scene"},
 	"perception/frame":  nil,
 	"device":            {"scene"},
 	"device/fake":       {"device", "scene"},
