@@ -3,19 +3,15 @@ package perception
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"reflect"
-	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
+	"phonepilot/internal/golden"
 	"phonepilot/scene"
 )
-
-// UPDATE_GOLDEN=1 rewrites testdata/golden from the current code.
-var updateGolden = os.Getenv("UPDATE_GOLDEN") == "1"
 
 // goldenJSON is the Scene's JSON with one element per line, so a golden
 // diff points at the element that changed. It is still valid JSON.
@@ -30,53 +26,15 @@ func goldenJSON(t *testing.T, sc *scene.Scene) []byte {
 	return append(data, '\n')
 }
 
-func checkGolden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if updateGolden {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with UPDATE_GOLDEN=1 to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the current output (UPDATE_GOLDEN=1 rewrites it after review)\n--- got ---\n%s", path, firstDiff(got, want))
-	}
-}
-
-// firstDiff shows the first differing line.
-func firstDiff(got, want []byte) string {
-	g, w := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-	for i := 0; i < len(g) || i < len(w); i++ {
-		var a, b string
-		if i < len(g) {
-			a = g[i]
-		}
-		if i < len(w) {
-			b = w[i]
-		}
-		if a != b {
-			return "line " + strconv.Itoa(i+1) + ":\n got: " + a + "\nwant: " + b
-		}
-	}
-	return ""
-}
-
 // TestGolden pins the prompt listing and the JSON form of every fixture.
 func TestGolden(t *testing.T) {
 	for _, f := range fixtures(t) {
 		name := strings.TrimSuffix(filepath.Base(f), ".xml")
 		t.Run(name, func(t *testing.T) {
 			sc := mustParse(t, readFixture(t, name+".xml"))
-			checkGolden(t, filepath.Join("testdata", "golden", name+".prompt.txt"), []byte(sc.Listing()))
+			golden.Check(t, filepath.Join("testdata", "golden", name+".prompt.txt"), []byte(sc.Listing()))
 			js := goldenJSON(t, sc)
-			checkGolden(t, filepath.Join("testdata", "golden", name+".json"), js)
+			golden.Check(t, filepath.Join("testdata", "golden", name+".json"), js)
 
 			var back scene.Scene
 			if err := json.Unmarshal(js, &back); err != nil {

@@ -16,6 +16,7 @@ import (
 	"runtime"
 	"testing"
 
+	"phonepilot/internal/golden"
 	"phonepilot/plan/ai"
 )
 
@@ -62,23 +63,7 @@ func LoadErrorFixture(t testing.TB, name string) ErrorFixture {
 // rewrites the file when UPDATE_GOLDEN=1.
 func Golden(t testing.TB, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if os.Getenv("UPDATE_GOLDEN") == "1" {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("golden %s: %v (run with UPDATE_GOLDEN=1 to create it)", path, err)
-	}
-	if !bytes.Equal(want, got) {
-		t.Errorf("%s differs from the golden file (UPDATE_GOLDEN=1 rewrites it)\n--- got ---\n%s\n--- want ---\n%s", path, got, want)
-	}
+	golden.Check(t, filepath.Join("testdata", name), got)
 }
 
 // PrettyJSON indents a JSON body for a readable golden file.
