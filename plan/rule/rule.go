@@ -248,7 +248,7 @@ type work struct {
 	// scenes are the recent screens (fingerprint → package).
 	scenes []plan.SceneRecord
 	acts   []action
-	cur  int
+	cur    int
 }
 
 // failedHere returns the step with this intent that already failed on this
