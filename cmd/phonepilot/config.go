@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -199,44 +200,50 @@ func (c *appConfig) readFile(path string) error {
 	return nil
 }
 
-// envVars maps each PHONEPILOT_* variable to the setting it fills.
-func (c *appConfig) envVars() map[string]any {
-	return map[string]any{
-		"PHONEPILOT_DEVICE":        &c.Device,
-		"PHONEPILOT_PLANNER":       &c.Planner,
-		"PHONEPILOT_MAX_STEPS":     &c.Runtime.MaxSteps,
-		"PHONEPILOT_STEP_RETRIES":  &c.Runtime.StepRetries,
-		"PHONEPILOT_WAIT_TIMEOUT":  &c.Runtime.WaitTimeout,
-		"PHONEPILOT_FIXED_DELAY":   &c.Runtime.FixedDelay,
-		"PHONEPILOT_AI_PROVIDER":   &c.AI.Provider,
-		"PHONEPILOT_AI_MODEL":      &c.AI.Model,
-		"PHONEPILOT_AI_BASE_URL":   &c.AI.BaseURL,
-		"PHONEPILOT_AI_VISION":     &c.AI.Vision,
-		"PHONEPILOT_AI_MAX_REASKS": &c.AI.MaxReasks,
-		"PHONEPILOT_SIM_LOCALE":    &c.Sim.Locale,
-		"PHONEPILOT_SIM_PROFILE":   &c.Sim.Profile,
-		"PHONEPILOT_SIM_SEED":      &c.Sim.Seed,
-		"PHONEPILOT_ADB_SERVER":    &c.ADB.Server,
-		"PHONEPILOT_DB":            &c.Storage.DB,
-		"PHONEPILOT_ADDR":          &c.Serve.Addr,
-		"PHONEPILOT_TOKEN":         &c.Serve.Token,
+// setting is one value the environment (PHONEPILOT_*) and, on the
+// subcommands that have the flag, a flag may set.
+type setting struct {
+	env, flag string
+	p         any // *string, *int, *int64, *bool or *time.Duration
+}
+
+// settings lists every setting with its variable and its flag, so the two
+// ways of setting it cannot drift apart.
+func (c *appConfig) settings() []setting {
+	return []setting{
+		{"PHONEPILOT_DEVICE", "device", &c.Device},
+		{"PHONEPILOT_PLANNER", "planner", &c.Planner},
+		{"PHONEPILOT_MAX_STEPS", "max-steps", &c.Runtime.MaxSteps},
+		{"PHONEPILOT_STEP_RETRIES", "step-retries", &c.Runtime.StepRetries},
+		{"PHONEPILOT_WAIT_TIMEOUT", "wait-timeout", &c.Runtime.WaitTimeout},
+		{"PHONEPILOT_FIXED_DELAY", "fixed-delay", &c.Runtime.FixedDelay},
+		{"PHONEPILOT_AI_PROVIDER", "provider", &c.AI.Provider},
+		{"PHONEPILOT_AI_MODEL", "model", &c.AI.Model},
+		{"PHONEPILOT_AI_BASE_URL", "base-url", &c.AI.BaseURL},
+		{"PHONEPILOT_AI_VISION", "vision", &c.AI.Vision},
+		{"PHONEPILOT_AI_MAX_REASKS", "max-reasks", &c.AI.MaxReasks},
+		{"PHONEPILOT_SIM_LOCALE", "sim-locale", &c.Sim.Locale},
+		{"PHONEPILOT_SIM_PROFILE", "sim-profile", &c.Sim.Profile},
+		{"PHONEPILOT_SIM_SEED", "sim-seed", &c.Sim.Seed},
+		{"PHONEPILOT_ADB_SERVER", "adb-server", &c.ADB.Server},
+		{"PHONEPILOT_DB", "db", &c.Storage.DB},
+		{"PHONEPILOT_ADDR", "addr", &c.Serve.Addr},
+		{"PHONEPILOT_TOKEN", "token", &c.Serve.Token},
 	}
 }
 
+// applyEnv applies the PHONEPILOT_* variables that are set, in name order,
+// so the one reported when several are bad does not vary.
 func (c *appConfig) applyEnv(env lookupEnv) error {
-	vars := c.envVars()
-	names := make([]string, 0, len(vars))
-	for n := range vars {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		v, ok := env(name)
+	list := c.settings()
+	slices.SortFunc(list, func(a, b setting) int { return strings.Compare(a.env, b.env) })
+	for _, s := range list {
+		v, ok := env(s.env)
 		if !ok {
 			continue
 		}
-		if err := setValue(vars[name], v); err != nil {
-			return fmt.Errorf("environment %s=%q: %w", name, v, err)
+		if err := setValue(s.p, v); err != nil {
+			return fmt.Errorf("environment %s=%q: %w", s.env, v, err)
 		}
 	}
 	return nil
@@ -293,31 +300,6 @@ func apiKeyFor(provider string, env lookupEnv) string {
 	return strings.TrimSpace(v)
 }
 
-// flagSettings maps flag names (shared by the subcommands that have them) to
-// the setting they fill. Only flags the user set are applied.
-func (c *appConfig) flagSettings() map[string]any {
-	return map[string]any{
-		"device":       &c.Device,
-		"planner":      &c.Planner,
-		"max-steps":    &c.Runtime.MaxSteps,
-		"step-retries": &c.Runtime.StepRetries,
-		"wait-timeout": &c.Runtime.WaitTimeout,
-		"fixed-delay":  &c.Runtime.FixedDelay,
-		"provider":     &c.AI.Provider,
-		"model":        &c.AI.Model,
-		"base-url":     &c.AI.BaseURL,
-		"vision":       &c.AI.Vision,
-		"max-reasks":   &c.AI.MaxReasks,
-		"sim-locale":   &c.Sim.Locale,
-		"sim-profile":  &c.Sim.Profile,
-		"sim-seed":     &c.Sim.Seed,
-		"adb-server":   &c.ADB.Server,
-		"db":           &c.Storage.DB,
-		"addr":         &c.Serve.Addr,
-		"token":        &c.Serve.Token,
-	}
-}
-
 // applyFlags copies the flags the user set on fs over the configuration.
 // The provider's API key is re-read when --provider changed it.
 func (c *appConfig) applyFlags(fs *pflag.FlagSet, env lookupEnv) error {
@@ -325,10 +307,13 @@ func (c *appConfig) applyFlags(fs *pflag.FlagSet, env lookupEnv) error {
 		env = os.LookupEnv
 	}
 	before := c.AI.Provider
-	settings := c.flagSettings()
+	byFlag := map[string]any{}
+	for _, s := range c.settings() {
+		byFlag[s.flag] = s.p
+	}
 	var err error
 	fs.Visit(func(f *pflag.Flag) {
-		p, ok := settings[f.Name]
+		p, ok := byFlag[f.Name]
 		if !ok || err != nil {
 			return
 		}
