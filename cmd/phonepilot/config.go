@@ -287,13 +287,8 @@ func setValue(p any, s string) error {
 
 // apiKeyFor reads the provider's key from its usual environment variable.
 func apiKeyFor(provider string, env lookupEnv) string {
-	var name string
-	switch strings.ToLower(strings.TrimSpace(provider)) {
-	case "anthropic":
-		name = "ANTHROPIC_API_KEY"
-	case "openai":
-		name = "OPENAI_API_KEY"
-	default:
+	name, ok := ai.KeyEnv(provider)
+	if !ok {
 		return ""
 	}
 	v, _ := env(name)

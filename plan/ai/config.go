@@ -93,7 +93,11 @@ func (c Config) Validate() error {
 		return fmt.Errorf("ai: provider %q (want one of %s): %w", c.Provider, strings.Join(Providers(), ", "), ErrUnknownProvider)
 	}
 	if c.APIKey == "" && c.BaseURL == "" {
-		return fmt.Errorf("ai: provider %s: set %s or point --base-url at a local server: %w", name, keyEnv(name), ErrMissingAPIKey)
+		env, ok := KeyEnv(name)
+		if !ok {
+			env = "the API key"
+		}
+		return fmt.Errorf("ai: provider %s: set %s or point --base-url at a local server: %w", name, env, ErrMissingAPIKey)
 	}
 	switch {
 	case c.MaxReasks < 0:
@@ -112,16 +116,18 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// keyEnv names the conventional environment variable for a provider's key,
-// for error messages only (cmd/ reads the environment).
-func keyEnv(provider string) string {
-	switch provider {
+// KeyEnv names the environment variable that conventionally holds a
+// provider's API key (ANTHROPIC_API_KEY, OPENAI_API_KEY); ok is false for a
+// provider without one. cmd/ reads it; this package only names it in
+// errors.
+func KeyEnv(provider string) (name string, ok bool) {
+	switch strings.ToLower(strings.TrimSpace(provider)) {
 	case "anthropic":
-		return "ANTHROPIC_API_KEY"
+		return "ANTHROPIC_API_KEY", true
 	case "openai":
-		return "OPENAI_API_KEY"
+		return "OPENAI_API_KEY", true
 	}
-	return "the API key"
+	return "", false
 }
 
 // withDefaults fills zero tunables so a partly filled Config still works.
