@@ -156,6 +156,3 @@ func SpecFor(name string) (Spec, bool) {
 	}
 	return Spec{}, false
 }
-
-// Names lists the tool names in the order of TOOLS.md.
-func Names() []string { return append([]string(nil), names...) }

@@ -120,12 +120,6 @@ func (n *node) centered() *node { n.look.center = true; return n }
 
 func (n *node) boldText() *node { n.look.bold = true; return n }
 
-// clickRow makes a container clickable (a list row) with its children as
-// the visible labels, the way RecyclerView rows look in real dumps.
-func clickRow(class, id string, r image.Rectangle, tap func(), kids ...*node) *node {
-	return &node{class: class, id: id, r: r, clickable: true, focusable: true, tap: tap, kids: kids}
-}
-
 // walk visits n and its descendants depth-first, parents before children.
 func walk(n *node, fn func(*node)) {
 	if n == nil {

@@ -47,13 +47,6 @@ var _ plan.Planner = (*Planner)(nil)
 // New returns a rule Planner.
 func New() *Planner { return &Planner{} }
 
-// Parse reports whether the rule Planner can read goal, and if not why (the
-// error wraps ErrUnreadable and points to the AI planner).
-func Parse(goal string) error {
-	_, err := parseGoal(goal)
-	return err
-}
-
 // Plan decides the next steps for in.Goal from in.Scene and in.History.
 func (p *Planner) Plan(ctx context.Context, in plan.Input) (plan.Decision, error) {
 	if err := ctx.Err(); err != nil {
