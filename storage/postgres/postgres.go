@@ -10,7 +10,6 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
 	"github.com/pressly/goose/v3"
@@ -53,20 +52,9 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 }
 
 func migrate(ctx context.Context, db *sql.DB) error {
-	dir, err := fs.Sub(migrations, "migrations")
-	if err != nil {
-		return err
-	}
 	locker, err := lock.NewPostgresSessionLocker()
 	if err != nil {
 		return fmt.Errorf("migrations lock: %w", err)
 	}
-	p, err := goose.NewProvider(goose.DialectPostgres, db, dir, goose.WithSessionLocker(locker))
-	if err != nil {
-		return fmt.Errorf("migrations: %w", err)
-	}
-	if _, err := p.Up(ctx); err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
-	return nil
+	return sqlstore.Migrate(ctx, db, goose.DialectPostgres, migrations, goose.WithSessionLocker(locker))
 }

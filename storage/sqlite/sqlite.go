@@ -9,7 +9,6 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -77,7 +76,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
 	write.SetMaxOpenConns(1)
-	if err := migrate(ctx, write); err != nil {
+	if err := sqlstore.Migrate(ctx, write, goose.DialectSQLite3, migrations); err != nil {
 		write.Close()
 		return nil, fmt.Errorf("sqlite: %s: %w", path, err)
 	}
@@ -93,18 +92,3 @@ func Open(ctx context.Context, path string) (*Store, error) {
 
 // Path is the database file.
 func (s *Store) Path() string { return s.path }
-
-func migrate(ctx context.Context, db *sql.DB) error {
-	dir, err := fs.Sub(migrations, "migrations")
-	if err != nil {
-		return err
-	}
-	p, err := goose.NewProvider(goose.DialectSQLite3, db, dir)
-	if err != nil {
-		return fmt.Errorf("migrations: %w", err)
-	}
-	if _, err := p.Up(ctx); err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
-	return nil
-}
