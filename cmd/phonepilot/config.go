@@ -339,8 +339,7 @@ func commandConfig(flags *pflag.FlagSet, path string) (appConfig, runtime.Config
 	if err := cfg.Validate(); err != nil {
 		return cfg, runtime.Config{}, err
 	}
-	rc, err := cfg.runtimeConfig()
-	return cfg, rc, err
+	return cfg, cfg.runtimeConfig(), nil
 }
 
 // Validate checks every section that can be checked without a device, so a
@@ -359,15 +358,11 @@ func (c appConfig) Validate() error {
 	if strings.TrimSpace(c.Device) == "" {
 		return errors.New("device must be sim, adb or adb:SERIAL")
 	}
-	rc, err := c.runtimeConfig()
-	if err != nil {
-		return err
-	}
-	return rc.Validate()
+	return c.runtimeConfig().Validate()
 }
 
 // runtimeConfig is the runtime's Config from these settings.
-func (c appConfig) runtimeConfig() (runtime.Config, error) {
+func (c appConfig) runtimeConfig() runtime.Config {
 	rc := runtime.Defaults()
 	r := c.Runtime
 	rc.MaxSteps, rc.StepRetries, rc.WaitTimeout = r.MaxSteps, r.StepRetries, r.WaitTimeout
@@ -375,7 +370,7 @@ func (c appConfig) runtimeConfig() (runtime.Config, error) {
 	rc.BackoffBase, rc.BackoffMax, rc.FixedDelay = r.BackoffBase, r.BackoffMax, r.FixedDelay
 	rc.Planner = strings.ToLower(strings.TrimSpace(c.Planner))
 	rc.AI = c.aiConfig()
-	return rc, nil
+	return rc
 }
 
 // aiConfig is the AIPlanner's Config from these settings (no Camera yet:
