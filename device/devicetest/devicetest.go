@@ -121,15 +121,7 @@ func Run(t *testing.T, open func(t *testing.T) device.Device) {
 
 	t.Run("LongPressOnRowClicksOnRelease", func(t *testing.T) {
 		d := open(t)
-		if err := d.LaunchApp(ctx(t), "Settings"); err != nil {
-			t.Fatal(err)
-		}
-		sc := waitPackage(t, d, SettingsPackage)
-		row := find(sc, "Network & internet")
-		if row == nil {
-			t.Fatalf("no Network & internet row: %v", labels(sc))
-		}
-		x, y := row.Bounds.Center()
+		x, y := networkRow(t, d)
 		if err := d.LongPress(ctx(t), x, y, 800*time.Millisecond); err != nil {
 			t.Fatalf("LongPress: %v", err)
 		}
@@ -158,15 +150,7 @@ func Run(t *testing.T, open func(t *testing.T) device.Device) {
 
 	t.Run("KeyBackAndHome", func(t *testing.T) {
 		d := open(t)
-		if err := d.LaunchApp(ctx(t), "Settings"); err != nil {
-			t.Fatal(err)
-		}
-		sc := waitPackage(t, d, SettingsPackage)
-		row := find(sc, "Network & internet")
-		if row == nil {
-			t.Fatalf("Settings shows no %q: %v", "Network & internet", labels(sc))
-		}
-		x, y := row.Bounds.Center()
+		x, y := networkRow(t, d)
 		if err := d.Tap(ctx(t), x, y); err != nil {
 			t.Fatal(err)
 		}
@@ -294,6 +278,21 @@ func waitScene(t *testing.T, d device.Device, what string, cond func(*scene.Scen
 	}
 	t.Fatalf("timed out waiting for %s; package %s, labels %v", what, last.Package, labels(last))
 	return nil
+}
+
+// networkRow launches Settings and returns the centre of its
+// "Network & internet" row.
+func networkRow(t *testing.T, d device.Device) (x, y int) {
+	t.Helper()
+	if err := d.LaunchApp(ctx(t), "Settings"); err != nil {
+		t.Fatal(err)
+	}
+	sc := waitPackage(t, d, SettingsPackage)
+	row := find(sc, "Network & internet")
+	if row == nil {
+		t.Fatalf("Settings shows no %q: %v", "Network & internet", labels(sc))
+	}
+	return row.Bounds.Center()
 }
 
 func waitPackage(t *testing.T, d device.Device, pkg string) *scene.Scene {
