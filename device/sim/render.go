@@ -567,8 +567,7 @@ func drawGlyph(dst *image.RGBA, name string, r image.Rectangle, c color.RGBA, s 
 		arc(dst, int(x0+w*0.42), int(y0+h*0.42), rad*0.55, lw, 0, 2*math.Pi, c)
 		seg(0.62, 0.62, 0.88, 0.88)
 	case "wifi":
-		for i, f := range []float64{0.9, 0.62, 0.34} {
-			_ = i
+		for _, f := range []float64{0.9, 0.62, 0.34} {
 			arc(dst, cx, int(y0+h*0.9), rad*f*1.6, lw, 1.25*math.Pi, 1.75*math.Pi, c)
 		}
 		fillCircle(dst, cx, int(y0+h*0.85), int(lw), c)
