@@ -3,6 +3,7 @@ package aitest
 import (
 	"context"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -112,6 +113,9 @@ type ProviderUnderTest struct {
 	Path string
 	// Success is a recorded 200 body with exactly one tool call.
 	Success []byte
+	// RateLimitHeaders and RateLimitBody are a recorded 429 response.
+	RateLimitHeaders map[string]string
+	RateLimitBody    []byte
 	// New builds the provider against srv with the test's defaults, then
 	// applies mutate to the Config.
 	New func(t *testing.T, srv *ReplayServer, mutate ...func(*ai.Config)) ai.Provider
@@ -129,6 +133,27 @@ func TestSlowAttemptTimesOutAndIsRetried(t *testing.T, p ProviderUnderTest) {
 	r, err := p.New(t, srv, func(c *ai.Config) { c.Timeout = 150 * time.Millisecond }).Complete(context.Background(), SampleRequest(t))
 	if err != nil || len(r.ToolCalls) != 1 || srv.Requests() != 2 {
 		t.Fatalf("reply %+v err %v after %d requests; want the timed-out attempt retried", r, err, srv.Requests())
+	}
+}
+
+// Test429HonoursRetryAfter checks that a 429 is retried after the server's
+// retry-after-ms, and that the retry says it is one.
+func Test429HonoursRetryAfter(t *testing.T, p ProviderUnderTest) {
+	headers := maps.Clone(p.RateLimitHeaders)
+	if headers == nil {
+		headers = map[string]string{}
+	}
+	headers["retry-after-ms"] = "300"
+	srv := NewReplayServer(t, p.Path, Fail(http.StatusTooManyRequests, headers, p.RateLimitBody), OK(p.Success))
+	r, err := p.New(t, srv).Complete(context.Background(), SampleRequest(t))
+	if err != nil || len(r.ToolCalls) != 1 || srv.Requests() != 2 {
+		t.Fatalf("reply %+v err %v after %d requests, want success on the retry", r, err, srv.Requests())
+	}
+	if gap := srv.Gap(0, 1); gap < 300*time.Millisecond {
+		t.Errorf("retried after %v, want at least the 300 ms retry-after", gap)
+	}
+	if got := srv.Header(1).Get("X-Stainless-Retry-Count"); got != "1" {
+		t.Errorf("retry count header = %q, want 1", got)
 	}
 }
 

@@ -186,27 +186,6 @@ func TestMaxTokensStop(t *testing.T) {
 	}
 }
 
-func Test429HonoursRetryAfter(t *testing.T) {
-	f := aitest.LoadErrorFixture(t, "anthropic_error_429_rate_limit.json")
-	f.Headers["retry-after-ms"] = "300"
-	srv := aitest.NewReplayServer(t, "/v1/messages",
-		aitest.Fail(f.Status, f.Headers, f.Body),
-		aitest.OK(aitest.Fixture(t, "anthropic_response_tool_use_only.json")))
-	r, err := newProvider(t, srv).Complete(context.Background(), aitest.SampleRequest(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(r.ToolCalls) != 1 || srv.Requests() != 2 {
-		t.Fatalf("requests = %d, reply %+v; want a retry that succeeds", srv.Requests(), r)
-	}
-	if gap := srv.Gap(0, 1); gap < 300*time.Millisecond {
-		t.Errorf("retried after %v, want at least the 300 ms retry-after", gap)
-	}
-	if got := srv.Header(1).Get("X-Stainless-Retry-Count"); got != "1" {
-		t.Errorf("retry count header = %q, want 1", got)
-	}
-}
-
 func Test429LongRetryAfterIsCapped(t *testing.T) {
 	// The recorded 429 says retry-after: 16 (seconds); MaxRetryDelay caps
 	// the wait so a step fails or proceeds instead of hanging.
@@ -324,9 +303,12 @@ func TestRegistered(t *testing.T) {
 
 // underTest is this provider for the tests every provider shares.
 func underTest(t *testing.T) aitest.ProviderUnderTest {
+	rl := aitest.LoadErrorFixture(t, "anthropic_error_429_rate_limit.json")
 	return aitest.ProviderUnderTest{
-		Path:    "/v1/messages",
-		Success: aitest.Fixture(t, "anthropic_response_tool_use_only.json"),
+		Path:             "/v1/messages",
+		Success:          aitest.Fixture(t, "anthropic_response_tool_use_only.json"),
+		RateLimitHeaders: rl.Headers,
+		RateLimitBody:    rl.Body,
 		New: func(t *testing.T, srv *aitest.ReplayServer, mutate ...func(*ai.Config)) ai.Provider {
 			return newProvider(t, srv, mutate...)
 		},
@@ -338,3 +320,5 @@ func TestLocalServerWithoutKey(t *testing.T) { aitest.TestLocalServerWithoutKey(
 func TestSlowAttemptTimesOutAndIsRetried(t *testing.T) {
 	aitest.TestSlowAttemptTimesOutAndIsRetried(t, underTest(t))
 }
+
+func Test429HonoursRetryAfter(t *testing.T) { aitest.Test429HonoursRetryAfter(t, underTest(t)) }

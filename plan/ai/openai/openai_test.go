@@ -210,21 +210,6 @@ func TestToolCallsWithStopFinishReason(t *testing.T) {
 	}
 }
 
-func Test429HonoursRetryAfter(t *testing.T) {
-	h := aitest.LoadErrorFixture(t, "openai_error_429_headers.json")
-	h.Headers["retry-after-ms"] = "300"
-	srv := aitest.NewReplayServer(t, "/v1/chat/completions",
-		aitest.Fail(429, h.Headers, aitest.Fixture(t, "openai_error_429_rate_limit_tokens.json")),
-		aitest.OK(aitest.Fixture(t, "openai_response_tool_call_single.json")))
-	r, err := newProvider(t, srv).Complete(context.Background(), aitest.SampleRequest(t))
-	if err != nil || len(r.ToolCalls) != 1 || srv.Requests() != 2 {
-		t.Fatalf("reply %+v err %v after %d requests, want success on the retry", r, err, srv.Requests())
-	}
-	if gap := srv.Gap(0, 1); gap < 300*time.Millisecond {
-		t.Errorf("retried after %v, want at least the 300 ms retry-after", gap)
-	}
-}
-
 func Test429ExhaustedGivesTheProvidersMessage(t *testing.T) {
 	h := aitest.LoadErrorFixture(t, "openai_error_429_headers.json")
 	h.Headers["retry-after-ms"] = "10"
@@ -320,8 +305,10 @@ func TestRegistered(t *testing.T) {
 // underTest is this provider for the tests every provider shares.
 func underTest(t *testing.T) aitest.ProviderUnderTest {
 	return aitest.ProviderUnderTest{
-		Path:    "/v1/chat/completions",
-		Success: aitest.Fixture(t, "openai_response_tool_call_single.json"),
+		Path:             "/v1/chat/completions",
+		Success:          aitest.Fixture(t, "openai_response_tool_call_single.json"),
+		RateLimitHeaders: aitest.LoadErrorFixture(t, "openai_error_429_headers.json").Headers,
+		RateLimitBody:    aitest.Fixture(t, "openai_error_429_rate_limit_tokens.json"),
 		New: func(t *testing.T, srv *aitest.ReplayServer, mutate ...func(*ai.Config)) ai.Provider {
 			return newProvider(t, srv, mutate...)
 		},
@@ -333,3 +320,5 @@ func TestLocalServerWithoutKey(t *testing.T) { aitest.TestLocalServerWithoutKey(
 func TestSlowAttemptTimesOutAndIsRetried(t *testing.T) {
 	aitest.TestSlowAttemptTimesOutAndIsRetried(t, underTest(t))
 }
+
+func Test429HonoursRetryAfter(t *testing.T) { aitest.Test429HonoursRetryAfter(t, underTest(t)) }
