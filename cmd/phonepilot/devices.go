@@ -3,11 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"sync"
 	"text/tabwriter"
 	"time"
@@ -48,15 +46,12 @@ The adb server is --adb-server, else $ADB_SERVER_SOCKET (tcp:HOST:PORT), else
 			if err != nil {
 				return exitWith(2, fmt.Errorf("devices: %w", err))
 			}
-			rows, err := listDevices(cmd.Context(), addr)
-			if errors.Is(err, adb.ErrServerUnavailable) && server == "" && os.Getenv("ADB_SERVER_SOCKET") == "" {
-				// Like `adb devices`: start the default server once.
-				if serr := startADBServer(cmd.Context(), slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))); serr == nil {
-					rows, err = listDevices(cmd.Context(), addr)
-				} else {
-					err = fmt.Errorf("%w (and starting it failed: %v)", err, serr)
-				}
-			}
+			var rows []deviceRow
+			log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
+			err = withDefaultADBServer(cmd.Context(), server, log, func() (err error) {
+				rows, err = listDevices(cmd.Context(), addr)
+				return err
+			})
 			if err != nil {
 				return exitWith(1, fmt.Errorf("devices: %w", err))
 			}

@@ -105,15 +105,11 @@ func openDevice(ctx context.Context, spec string, o deviceOptions) (*openedDevic
 			return nil, fmt.Errorf("%w: %w", errDeviceSpec, err)
 		}
 		cfg := adb.Config{Server: addr, Serial: serial, Logger: log}
-		d, err := adb.Open(ctx, cfg)
-		if errors.Is(err, adb.ErrServerUnavailable) && o.ADBServer == "" && os.Getenv("ADB_SERVER_SOCKET") == "" {
-			// Like the adb tool itself: start the default server once.
-			if serr := startADBServer(ctx, log); serr == nil {
-				d, err = adb.Open(ctx, cfg)
-			} else {
-				err = fmt.Errorf("%w (and starting it failed: %v)", err, serr)
-			}
-		}
+		var d *adb.Device
+		err = withDefaultADBServer(ctx, o.ADBServer, log, func() (err error) {
+			d, err = adb.Open(ctx, cfg)
+			return err
+		})
 		if err != nil {
 			return nil, err
 		}
@@ -135,6 +131,20 @@ func simOpened(p *sim.Phone) *openedDevice {
 		od.State = s
 	}
 	return od
+}
+
+// withDefaultADBServer runs try; when it finds no adb server and the user
+// named none (no --adb-server, no ADB_SERVER_SOCKET), it starts the default
+// server once, as the adb tool itself does, and tries again.
+func withDefaultADBServer(ctx context.Context, flag string, log *slog.Logger, try func() error) error {
+	err := try()
+	if !errors.Is(err, adb.ErrServerUnavailable) || flag != "" || os.Getenv("ADB_SERVER_SOCKET") != "" {
+		return err
+	}
+	if serr := startADBServer(ctx, log); serr != nil {
+		return fmt.Errorf("%w (and starting it failed: %v)", err, serr)
+	}
+	return try()
 }
 
 // startADBServer runs `adb start-server` when adb is installed.
