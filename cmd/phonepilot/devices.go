@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -60,9 +59,7 @@ The adb server is --adb-server, else $ADB_SERVER_SOCKET (tcp:HOST:PORT), else
 				if rows == nil {
 					rows = []deviceRow{}
 				}
-				enc := json.NewEncoder(out)
-				enc.SetIndent("", "  ")
-				return enc.Encode(rows)
+				return writeJSONOut(out, rows)
 			}
 			return writeDeviceTable(out, cmd.ErrOrStderr(), rows)
 		},
