@@ -121,10 +121,17 @@ type ProviderUnderTest struct {
 	New func(t *testing.T, srv *ReplayServer, mutate ...func(*ai.Config)) ai.Provider
 }
 
-// TestSlowAttemptTimesOutAndIsRetried checks that Config.Timeout bounds one
+// TestProvider runs the tests every provider shares, each as a subtest.
+func TestProvider(t *testing.T, p ProviderUnderTest) {
+	t.Run("SlowAttemptTimesOutAndIsRetried", func(t *testing.T) { slowAttemptTimesOutAndIsRetried(t, p) })
+	t.Run("429HonoursRetryAfter", func(t *testing.T) { rateLimitHonoursRetryAfter(t, p) })
+	t.Run("LocalServerWithoutKey", func(t *testing.T) { localServerWithoutKey(t, p) })
+}
+
+// slowAttemptTimesOutAndIsRetried checks that Config.Timeout bounds one
 // attempt, not the whole call: an attempt slower than it is abandoned and
 // retried.
-func TestSlowAttemptTimesOutAndIsRetried(t *testing.T, p ProviderUnderTest) {
+func slowAttemptTimesOutAndIsRetried(t *testing.T, p ProviderUnderTest) {
 	slow := func(w http.ResponseWriter) {
 		time.Sleep(600 * time.Millisecond)
 		OK(p.Success)(w)
@@ -136,9 +143,9 @@ func TestSlowAttemptTimesOutAndIsRetried(t *testing.T, p ProviderUnderTest) {
 	}
 }
 
-// Test429HonoursRetryAfter checks that a 429 is retried after the server's
+// rateLimitHonoursRetryAfter checks that a 429 is retried after the server's
 // retry-after-ms, and that the retry says it is one.
-func Test429HonoursRetryAfter(t *testing.T, p ProviderUnderTest) {
+func rateLimitHonoursRetryAfter(t *testing.T, p ProviderUnderTest) {
 	headers := maps.Clone(p.RateLimitHeaders)
 	if headers == nil {
 		headers = map[string]string{}
@@ -157,9 +164,9 @@ func Test429HonoursRetryAfter(t *testing.T, p ProviderUnderTest) {
 	}
 }
 
-// TestLocalServerWithoutKey checks that an empty APIKey (a local server)
+// localServerWithoutKey checks that an empty APIKey (a local server)
 // works and sends no Authorization header.
-func TestLocalServerWithoutKey(t *testing.T, p ProviderUnderTest) {
+func localServerWithoutKey(t *testing.T, p ProviderUnderTest) {
 	srv := NewReplayServer(t, p.Path, OK(p.Success))
 	if _, err := p.New(t, srv, func(c *ai.Config) { c.APIKey = "" }).Complete(context.Background(), SampleRequest(t)); err != nil {
 		t.Fatal(err)

@@ -301,10 +301,10 @@ func TestRegistered(t *testing.T) {
 	}
 }
 
-// underTest is this provider for the tests every provider shares.
-func underTest(t *testing.T) aitest.ProviderUnderTest {
+// TestShared runs the tests every provider shares.
+func TestShared(t *testing.T) {
 	rl := aitest.LoadErrorFixture(t, "anthropic_error_429_rate_limit.json")
-	return aitest.ProviderUnderTest{
+	aitest.TestProvider(t, aitest.ProviderUnderTest{
 		Path:             "/v1/messages",
 		Success:          aitest.Fixture(t, "anthropic_response_tool_use_only.json"),
 		RateLimitHeaders: rl.Headers,
@@ -312,13 +312,5 @@ func underTest(t *testing.T) aitest.ProviderUnderTest {
 		New: func(t *testing.T, srv *aitest.ReplayServer, mutate ...func(*ai.Config)) ai.Provider {
 			return newProvider(t, srv, mutate...)
 		},
-	}
+	})
 }
-
-func TestLocalServerWithoutKey(t *testing.T) { aitest.TestLocalServerWithoutKey(t, underTest(t)) }
-
-func TestSlowAttemptTimesOutAndIsRetried(t *testing.T) {
-	aitest.TestSlowAttemptTimesOutAndIsRetried(t, underTest(t))
-}
-
-func Test429HonoursRetryAfter(t *testing.T) { aitest.Test429HonoursRetryAfter(t, underTest(t)) }

@@ -302,9 +302,9 @@ func TestRegistered(t *testing.T) {
 	}
 }
 
-// underTest is this provider for the tests every provider shares.
-func underTest(t *testing.T) aitest.ProviderUnderTest {
-	return aitest.ProviderUnderTest{
+// TestShared runs the tests every provider shares.
+func TestShared(t *testing.T) {
+	aitest.TestProvider(t, aitest.ProviderUnderTest{
 		Path:             "/v1/chat/completions",
 		Success:          aitest.Fixture(t, "openai_response_tool_call_single.json"),
 		RateLimitHeaders: aitest.LoadErrorFixture(t, "openai_error_429_headers.json").Headers,
@@ -312,13 +312,5 @@ func underTest(t *testing.T) aitest.ProviderUnderTest {
 		New: func(t *testing.T, srv *aitest.ReplayServer, mutate ...func(*ai.Config)) ai.Provider {
 			return newProvider(t, srv, mutate...)
 		},
-	}
+	})
 }
-
-func TestLocalServerWithoutKey(t *testing.T) { aitest.TestLocalServerWithoutKey(t, underTest(t)) }
-
-func TestSlowAttemptTimesOutAndIsRetried(t *testing.T) {
-	aitest.TestSlowAttemptTimesOutAndIsRetried(t, underTest(t))
-}
-
-func Test429HonoursRetryAfter(t *testing.T) { aitest.Test429HonoursRetryAfter(t, underTest(t)) }
