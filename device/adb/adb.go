@@ -382,22 +382,36 @@ func (d *Device) classify(ctx context.Context, op string, err error) error {
 	return fmt.Errorf("adb %s: %w", op, err)
 }
 
-// gone asks the server whether the device is still attached and ready.
+// goneChecks is how often gone asks again while the server still reports
+// the device as ready: right after a transport drops, the server may not
+// have noticed yet (it takes longer on a loaded machine).
+const (
+	goneChecks   = 5
+	goneInterval = 100 * time.Millisecond
+)
+
+// gone asks the server whether the device is still attached and ready,
+// after a connection loss. A device that stays ready for goneChecks
+// answers is taken to be there.
 func (d *Device) gone(ctx context.Context) (bool, string) {
 	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), d.cfg.Timeouts.Probe)
 	defer cancel()
-	state, err := d.client.State(pctx, d.serial)
-	switch {
-	case err != nil && (errors.Is(err, device.ErrDisconnected) || errors.Is(err, ErrServerUnavailable)):
-		return true, err.Error()
-	case err != nil:
-		// The server did not answer in time either: treat the phone as
-		// unreachable rather than pretending it is fine.
-		return true, "adb server did not confirm the device: " + err.Error()
-	case state != "device":
-		return true, "device state is " + strings.TrimSpace(state)
+	for i := 0; ; i++ {
+		state, err := d.client.State(pctx, d.serial)
+		switch {
+		case err != nil && (errors.Is(err, device.ErrDisconnected) || errors.Is(err, ErrServerUnavailable)):
+			return true, err.Error()
+		case err != nil:
+			// The server did not answer in time either: treat the phone as
+			// unreachable rather than pretending it is fine.
+			return true, "adb server did not confirm the device: " + err.Error()
+		case state != "device":
+			return true, "device state is " + strings.TrimSpace(state)
+		}
+		if i+1 == goneChecks || d.clk.Sleep(pctx, goneInterval) != nil {
+			return false, ""
+		}
 	}
-	return false, ""
 }
 
 // disconnectedIfGone returns a device.ErrDisconnected error when the

@@ -483,6 +483,13 @@ func readShellV2(cn *conn) (ShellResult, error) {
 // isConnectionLoss reports errors that mean the server or the transport
 // went away under a call (as opposed to a command failing).
 func isConnectionLoss(err error) bool {
+	// "closed" is how the server refuses a stream on a transport that is
+	// going away (or a device that refused the service): ask whether the
+	// device is still there.
+	var se *ServerError
+	if errors.As(err, &se) && se.Message == "closed" {
+		return true
+	}
 	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
 		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, net.ErrClosed) ||
