@@ -220,20 +220,6 @@ func cmdSleep(p *Phone, e *cmdEnv) int {
 	return 0
 }
 
-// cmdCd checks the directory; each command line starts in /, so the change
-// does not outlive the line (the simulator keeps no per-session state).
-func cmdCd(p *Phone, e *cmdEnv) int {
-	if len(e.args) < 2 {
-		return 0
-	}
-	st, err := p.Stat(e.args[1])
-	if err != nil || !st.IsDir() {
-		e.err("/system/bin/sh: cd: %s: No such file or directory\n", e.args[1])
-		return 2
-	}
-	return 0
-}
-
 func cmdExit(p *Phone, e *cmdEnv) int {
 	code := 0
 	if len(e.args) > 1 {
