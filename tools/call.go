@@ -2,7 +2,7 @@ package tools
 
 import "encoding/json"
 
-// The tool names of the contract in docs/TOOLS.md (../shared/design/TOOLS.md).
+// The tool names of the contract (docs/tools.md; the team-wide TOOLS.md).
 const (
 	Tap        = "tap"
 	LongPress  = "long_press"

@@ -114,12 +114,7 @@ func eventData(ev runtime.Event) recordedEvent {
 }
 
 // startRecording creates a running task for `phonepilot run` and returns the
-// OnEvent to give the runtime and the function to call with the Result. The
-// integrator wires it into run.go:
-//
-//	task, onEvent, finish, err := startRecording(ctx, store, storage.Task{Goal: goal, Device: spec, Planner: cfg.Planner, MaxSteps: cfg.MaxSteps, Config: snapshot}, log)
-//	... runtime.Options{OnEvent: onEvent} ...
-//	finish(result)
+// OnEvent to give the runtime and the function to call with the Result.
 func startRecording(ctx context.Context, store storage.Store, t storage.Task, log *slog.Logger) (storage.Task, func(runtime.Event), func(runtime.Result), error) {
 	t.Status = storage.StatusRunning
 	t.Owner = api.DefaultOwner()
