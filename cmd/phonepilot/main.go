@@ -39,7 +39,9 @@ func newRootCmd() *cobra.Command {
 		Short:         "Drive an Android phone toward a goal in plain language",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       buildVersion(),
 	}
+	root.SetVersionTemplate("phonepilot {{.Version}}\n")
 	for _, f := range subcommands {
 		root.AddCommand(f())
 	}

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"time"
+
+	"phonepilot/plan/ai/anthropic"
+	"phonepilot/plan/ai/openai"
+	"phonepilot/storage"
+)
+
+// taskSnapshot is the configuration stored with a task and returned by the
+// API: in the API's own style (snake_case keys, durations like "200ms"),
+// with the planner that really ran the task, and the AI settings only when
+// that planner is the AIPlanner (with the model resolved, so a reader sees
+// which model answered). Secrets never reach it: the API key and the serve
+// token are not copied, and RedactConfig guards what is left (a DSN's
+// password).
+type taskSnapshot struct {
+	Device  string           `json:"device"`
+	Planner string           `json:"planner"`
+	Runtime runtimeSnapshot  `json:"runtime"`
+	AI      *aiSnapshot      `json:"ai,omitempty"`
+	Sim     *simSnapshot     `json:"sim,omitempty"`
+	ADB     *adbSnapshot     `json:"adb,omitempty"`
+	Storage *storageSnapshot `json:"storage,omitempty"`
+}
+
+type runtimeSnapshot struct {
+	MaxSteps      int      `json:"max_steps"`
+	StepRetries   int      `json:"step_retries"`
+	WaitTimeout   duration `json:"wait_timeout"`
+	PollInterval  duration `json:"poll_interval"`
+	SettleTimeout duration `json:"settle_timeout"`
+	BackoffBase   duration `json:"backoff_base"`
+	BackoffMax    duration `json:"backoff_max"`
+	FixedDelay    duration `json:"fixed_delay,omitzero"`
+}
+
+type aiSnapshot struct {
+	Provider  string   `json:"provider"`
+	Model     string   `json:"model"`
+	BaseURL   string   `json:"base_url,omitempty"`
+	Vision    bool     `json:"vision"`
+	MaxReasks int      `json:"max_reasks"`
+	MaxTokens int      `json:"max_tokens"`
+	Timeout   duration `json:"timeout"`
+}
+
+type simSnapshot struct {
+	Locale  string `json:"locale"`
+	Profile string `json:"profile,omitempty"`
+	Seed    int64  `json:"seed"`
+}
+
+type adbSnapshot struct {
+	Server string `json:"server,omitempty"`
+}
+
+type storageSnapshot struct {
+	DB string `json:"db"`
+}
+
+// duration marshals as Go's duration text ("200ms", "10s").
+type duration time.Duration
+
+func (d duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
+
+// snapshotFor is the snapshot of a task run on device with planner under c.
+func snapshotFor(c appConfig, device, planner string) (json.RawMessage, error) {
+	planner = plannerName(planner)
+	r := c.Runtime
+	s := taskSnapshot{
+		Device:  device,
+		Planner: planner,
+		Runtime: runtimeSnapshot{
+			MaxSteps: r.MaxSteps, StepRetries: r.StepRetries, WaitTimeout: duration(r.WaitTimeout),
+			PollInterval: duration(r.PollInterval), SettleTimeout: duration(r.SettleTimeout),
+			BackoffBase: duration(r.BackoffBase), BackoffMax: duration(r.BackoffMax), FixedDelay: duration(r.FixedDelay),
+		},
+	}
+	if planner == "ai" {
+		a := c.AI
+		s.AI = &aiSnapshot{Provider: a.Provider, Model: modelFor(a.Provider, a.Model), BaseURL: a.BaseURL,
+			Vision: a.Vision, MaxReasks: a.MaxReasks, MaxTokens: a.MaxTokens, Timeout: duration(a.Timeout)}
+	}
+	switch {
+	case device == "sim" || strings.HasPrefix(device, "sim:"):
+		s.Sim = &simSnapshot{Locale: c.Sim.Locale, Profile: c.Sim.Profile, Seed: c.Sim.Seed}
+	case device == "adb" || strings.HasPrefix(device, "adb:"):
+		s.ADB = &adbSnapshot{Server: c.ADB.Server}
+	}
+	if c.Storage.DB != "" {
+		s.Storage = &storageSnapshot{DB: c.Storage.DB}
+	}
+	return storage.RedactConfig(s)
+}
+
+// modelFor is the model a provider is asked for: the configured one, else
+// the provider's default.
+func modelFor(provider, model string) string {
+	if model != "" {
+		return model
+	}
+	switch provider {
+	case "anthropic":
+		return string(anthropic.DefaultModel)
+	case "openai":
+		return string(openai.DefaultModel)
+	}
+	return ""
+}

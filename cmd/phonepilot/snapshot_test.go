@@ -1,0 +1,66 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestSnapshotUsesTheAPIStyleAndThePlannerThatRan(t *testing.T) {
+	c := defaultAppConfig()
+	c.Runtime.PollInterval = 200 * time.Millisecond
+	c.AI.APIKey = "sk-ant-secret-value"
+	c.Serve.Token = "a-serve-token-of-some-length"
+	c.Storage.DB = "postgres://pp:hunter2@db.example:5432/pp"
+
+	raw, err := snapshotFor(c, "sim:a", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rule map[string]any
+	if err := json.Unmarshal(raw, &rule); err != nil {
+		t.Fatal(err)
+	}
+	if rule["planner"] != "rule" {
+		t.Errorf("planner = %v, want rule (the planner that ran)", rule["planner"])
+	}
+	if _, ok := rule["ai"]; ok {
+		t.Errorf("a rule task's snapshot carries AI settings: %s", raw)
+	}
+	rt, _ := rule["runtime"].(map[string]any)
+	if rt["poll_interval"] != "200ms" || rt["wait_timeout"] != "10s" {
+		t.Errorf("runtime durations = %v, %v; want \"200ms\", \"10s\"", rt["poll_interval"], rt["wait_timeout"])
+	}
+	if _, ok := rule["sim"]; !ok {
+		t.Errorf("a sim task's snapshot has no sim section: %s", raw)
+	}
+
+	raw, err = snapshotFor(c, "adb", "ai")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ai struct {
+		Planner string `json:"planner"`
+		AI      struct {
+			Provider, Model string
+			Timeout         string `json:"timeout"`
+		} `json:"ai"`
+	}
+	if err := json.Unmarshal(raw, &ai); err != nil {
+		t.Fatal(err)
+	}
+	if ai.Planner != "ai" || ai.AI.Provider != "anthropic" || ai.AI.Model == "" || ai.AI.Timeout != "1m0s" {
+		t.Errorf("ai snapshot = %+v (%s); want planner ai, provider anthropic, its default model, timeout 1m0s", ai, raw)
+	}
+	for _, secret := range []string{"sk-ant-secret-value", "a-serve-token-of-some-length", "hunter2"} {
+		if strings.Contains(string(raw), secret) {
+			t.Errorf("snapshot leaks %q: %s", secret, raw)
+		}
+	}
+	for _, key := range []string{"MaxSteps", "WaitTimeout", "APIKey"} {
+		if strings.Contains(string(raw), key) {
+			t.Errorf("snapshot has Go field name %s: %s", key, raw)
+		}
+	}
+}
