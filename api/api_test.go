@@ -1,6 +1,8 @@
 package api
 
 import (
+	"phonepilot/task/lifecycle"
+
 	"context"
 	"encoding/json"
 	"fmt"
@@ -44,7 +46,7 @@ func TestCreateTaskRunsToCompletion(t *testing.T) {
 	if task.ID == "" || task.Goal != "open Taobao and search Mac mini" || task.Device != "sim:a" || task.Planner != "rule" || task.MaxSteps != 12 {
 		t.Errorf("created task = %+v", task)
 	}
-	done := h.waitStatus(task.ID, storage.StatusCompleted)
+	done := h.waitStatus(task.ID, lifecycle.Completed)
 	if done.Reason != "done" || done.Started == nil || done.Finished == nil || done.Usage.InputTokens != 5 {
 		t.Errorf("completed task = %+v", done)
 	}
@@ -144,11 +146,11 @@ func TestListTasksPagedAndFiltered(t *testing.T) {
 	for i := range 5 {
 		task := h.create(fmt.Sprintf("goal %d", i), "sim")
 		ids = append(ids, task.ID)
-		h.waitStatus(task.ID, storage.StatusCompleted)
+		h.waitStatus(task.ID, lifecycle.Completed)
 	}
 	// One failed task, to filter on.
 	broken := h.create("broken", "sim:broken")
-	h.waitStatus(broken.ID, storage.StatusFailed)
+	h.waitStatus(broken.ID, lifecycle.Failed)
 
 	var got []string
 	cursor := ""
@@ -159,7 +161,7 @@ func TestListTasksPagedAndFiltered(t *testing.T) {
 			t.Fatalf("list: %d", resp.StatusCode)
 		}
 		for _, task := range page.Tasks {
-			if task.Status != storage.StatusCompleted {
+			if task.Status != lifecycle.Completed {
 				t.Errorf("status filter returned %s", task.Status)
 			}
 			got = append(got, task.ID)
@@ -228,13 +230,13 @@ func TestCancelRunningQueuedAndFinished(t *testing.T) {
 	running := h.create("long task", "sim:a")
 	<-r.started
 	queued := h.create("behind it", "sim:a")
-	if got := h.waitStatus(queued.ID, storage.StatusQueued); got.Started != nil {
+	if got := h.waitStatus(queued.ID, lifecycle.Queued); got.Started != nil {
 		t.Errorf("queued task has a start time")
 	}
 
 	// Cancel the queued one: it never runs.
 	var task storage.Task
-	if resp := h.do("POST", "/v1/tasks/"+queued.ID+"/cancel", "", &task); resp.StatusCode != 200 || task.Status != storage.StatusCancelled {
+	if resp := h.do("POST", "/v1/tasks/"+queued.ID+"/cancel", "", &task); resp.StatusCode != 200 || task.Status != lifecycle.Cancelled {
 		t.Fatalf("cancel queued: %d %+v", resp.StatusCode, task)
 	}
 	// Let one step through, then cancel the running one.
@@ -247,7 +249,7 @@ func TestCancelRunningQueuedAndFinished(t *testing.T) {
 			t.Fatal("step 1 was not recorded")
 		}
 	}
-	if resp := h.do("POST", "/v1/tasks/"+running.ID+"/cancel", "", &task); resp.StatusCode != 200 || task.Status != storage.StatusCancelled {
+	if resp := h.do("POST", "/v1/tasks/"+running.ID+"/cancel", "", &task); resp.StatusCode != 200 || task.Status != lifecycle.Cancelled {
 		t.Fatalf("cancel running: %d %+v", resp.StatusCode, task)
 	}
 	if task.Reason != "cancelled by request" || task.Finished == nil {
@@ -273,12 +275,12 @@ func TestCancelRunningQueuedAndFinished(t *testing.T) {
 func TestCancelCompletedIsConflict(t *testing.T) {
 	h := newHarness(t, newFakeRunner(1), nil)
 	task := h.create("quick", "sim")
-	h.waitStatus(task.ID, storage.StatusCompleted)
+	h.waitStatus(task.ID, lifecycle.Completed)
 	var e apiError
 	if resp := h.do("POST", "/v1/tasks/"+task.ID+"/cancel", "", &e); resp.StatusCode != 409 {
 		t.Errorf("cancel completed = %d %+v", resp.StatusCode, e)
 	}
-	if got, _ := h.store.Task(t.Context(), task.ID); got.Status != storage.StatusCompleted {
+	if got, _ := h.store.Task(t.Context(), task.ID); got.Status != lifecycle.Completed {
 		t.Errorf("a refused cancel changed the task to %s", got.Status)
 	}
 }
@@ -300,7 +302,7 @@ func TestQueuePerDevice(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("first to start: %v, want a1 and b1 %v", got, want)
 	}
-	if s := h.waitStatus(a2.ID, storage.StatusQueued); s.Status != storage.StatusQueued {
+	if s := h.waitStatus(a2.ID, lifecycle.Queued); s.Status != lifecycle.Queued {
 		t.Fatal("a2 not queued")
 	}
 	var devs struct {
@@ -318,7 +320,7 @@ func TestQueuePerDevice(t *testing.T) {
 		}
 	}()
 	for _, task := range []storage.Task{a1, a2, a3, b1} {
-		h.waitStatus(task.ID, storage.StatusCompleted)
+		h.waitStatus(task.ID, lifecycle.Completed)
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -349,7 +351,7 @@ func TestDevices(t *testing.T) {
 func TestTokenRequired(t *testing.T) {
 	h := newHarness(t, newFakeRunner(1), func(c *Config) { c.Token = "s3cret-token" })
 	task := h.create("with token", "sim")
-	h.waitStatus(task.ID, storage.StatusCompleted)
+	h.waitStatus(task.ID, lifecycle.Completed)
 
 	for _, auth := range []string{"", "Bearer wrong", "Basic s3cret-token", "Bearer s3cret-token-and-more"} {
 		for _, path := range []string{"/v1/tasks", "/v1/tasks/" + task.ID, "/v1/devices", "/v1/tasks/" + task.ID + "/events"} {
@@ -495,15 +497,15 @@ func TestStartRecovers(t *testing.T) {
 	store := h.store
 	ctx := t.Context()
 	crashed, _ := store.CreateTask(ctx, storage.Task{Goal: "was running", Device: "sim", Planner: "rule"})
-	store.UpdateStatus(ctx, crashed.ID, storage.Change{From: []string{storage.StatusQueued}, To: storage.StatusRunning, At: time.Now()})
+	store.UpdateStatus(ctx, crashed.ID, storage.Change{From: []lifecycle.Status{lifecycle.Queued}, To: lifecycle.Running, At: time.Now()})
 	waiting, _ := store.CreateTask(ctx, storage.Task{Goal: "was queued", Device: "sim:a", Planner: "rule"})
 
 	h2 := newHarnessOn(t, store, newFakeRunner(1), nil)
-	got := h2.waitStatus(crashed.ID, storage.StatusInterrupted)
+	got := h2.waitStatus(crashed.ID, lifecycle.Interrupted)
 	if !strings.Contains(got.Reason, "stopped") {
 		t.Errorf("interrupted reason %q", got.Reason)
 	}
-	h2.waitStatus(waiting.ID, storage.StatusCompleted)
+	h2.waitStatus(waiting.ID, lifecycle.Completed)
 }
 
 // Closing the server interrupts running tasks.
@@ -519,7 +521,7 @@ func TestCloseInterruptsRunning(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, _ := h.store.Task(t.Context(), task.ID)
-	if got.Status != storage.StatusInterrupted {
+	if got.Status != lifecycle.Interrupted {
 		t.Errorf("after Close the task is %s, want interrupted", got.Status)
 	}
 	var e apiError
@@ -580,17 +582,17 @@ func TestPageServed(t *testing.T) {
 func TestStartLeavesLiveOwnersAlone(t *testing.T) {
 	h := newHarness(t, newFakeRunner(1), nil)
 	ctx := t.Context()
-	mk := func(goal, status, owner string) storage.Task {
+	mk := func(goal string, status lifecycle.Status, owner string) storage.Task {
 		task, err := h.store.CreateTask(ctx, storage.Task{Goal: goal, Device: "sim:" + goal, Planner: "rule", Status: status, Owner: owner})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return task
 	}
-	liveRunning := mk("lr", storage.StatusRunning, "hostb:11")
-	liveQueued := mk("lq", storage.StatusQueued, "hostb:11")
-	deadRunning := mk("dr", storage.StatusRunning, "hosta:99")
-	deadQueued := mk("dq", storage.StatusQueued, "hosta:99")
+	liveRunning := mk("lr", lifecycle.Running, "hostb:11")
+	liveQueued := mk("lq", lifecycle.Queued, "hostb:11")
+	deadRunning := mk("dr", lifecycle.Running, "hosta:99")
+	deadQueued := mk("dq", lifecycle.Queued, "hosta:99")
 
 	var asked []string
 	h2 := newHarnessOn(t, h.store, newFakeRunner(1), func(c *Config) {
@@ -600,8 +602,8 @@ func TestStartLeavesLiveOwnersAlone(t *testing.T) {
 			return owner == "hosta:99"
 		}
 	})
-	h2.waitStatus(deadRunning.ID, storage.StatusInterrupted)
-	done := h2.waitStatus(deadQueued.ID, storage.StatusCompleted)
+	h2.waitStatus(deadRunning.ID, lifecycle.Interrupted)
+	done := h2.waitStatus(deadQueued.ID, lifecycle.Completed)
 	if done.Owner != "hosta:100" {
 		t.Errorf("taken-over task owner %q", done.Owner)
 	}

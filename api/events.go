@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"phonepilot/storage"
+	"phonepilot/task/lifecycle"
 )
 
 // hub wakes event streams when something of their task was recorded. The
@@ -145,7 +146,7 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return nil
 		}
-		if storage.Terminal(t.Status) {
+		if t.Status.Terminal() {
 			// The final status event is written just after the status
 			// itself; look once more before ending the stream.
 			if len(events) == 0 {
@@ -186,17 +187,17 @@ func lastIsFinal(events []storage.Event) bool {
 		return false
 	}
 	e := events[len(events)-1]
-	if e.Type != "status" {
+	if e.Type != lifecycle.EventStatus {
 		return false
 	}
 	var d statusData
-	return json.Unmarshal(e.Data, &d) == nil && storage.Terminal(d.Status)
+	return json.Unmarshal(e.Data, &d) == nil && d.Status.Terminal()
 }
 
 // eventData is what a stream sends for an event: the step itself for
 // step_finished, else the stored data with the step number.
 func (s *Server) eventData(ctx context.Context, e storage.Event) ([]byte, error) {
-	if e.Type == "step_finished" && e.Step > 0 {
+	if e.Type == lifecycle.EventStepFinished && e.Step > 0 {
 		st, err := s.store.Step(ctx, e.TaskID, e.Step)
 		if err == nil {
 			return json.Marshal(st)

@@ -1,6 +1,8 @@
 package api
 
 import (
+	"phonepilot/task/lifecycle"
+
 	"bufio"
 	"context"
 	"encoding/json"
@@ -104,33 +106,33 @@ func (f *fakeRunner) Run(ctx context.Context, task storage.Task, dev device.Devi
 		f.mu.Unlock()
 	}()
 	f.started <- task.ID
-	if _, err := rec.AppendEvent(ctx, storage.Event{TaskID: task.ID, Type: "task_started"}); err != nil {
-		return Result{Status: storage.StatusFailed, Reason: err.Error()}
+	if _, err := rec.AppendEvent(ctx, storage.Event{TaskID: task.ID, Type: lifecycle.EventTaskStarted}); err != nil {
+		return Result{Status: lifecycle.Failed, Reason: err.Error()}
 	}
 	for n := 1; n <= f.steps; n++ {
 		if f.gate != nil {
 			select {
 			case <-f.gate:
 			case <-ctx.Done():
-				return Result{Status: storage.StatusCancelled, Reason: "cancelled"}
+				return Result{Status: lifecycle.Cancelled, Reason: "cancelled"}
 			}
 		}
 		if err := ctx.Err(); err != nil {
-			return Result{Status: storage.StatusCancelled, Reason: "cancelled"}
+			return Result{Status: lifecycle.Cancelled, Reason: "cancelled"}
 		}
 		sc, _ := dev.Scene(ctx)
 		sj, _ := json.Marshal(sc)
 		call := tools.NewCall(tools.Tap, map[string]int{"element": 1})
-		rec.AppendEvent(ctx, storage.Event{TaskID: task.ID, Type: "step_started", Step: n})
+		rec.AppendEvent(ctx, storage.Event{TaskID: task.ID, Type: lifecycle.EventStepStarted, Step: n})
 		st := storage.Step{TaskID: task.ID, StepRecord: plan.StepRecord{Number: n, Intent: fmt.Sprintf("step %d", n), Call: call,
-			Attempts: []plan.Attempt{{Number: 1, Result: "tapped [1] Button \"OK\"", Changed: true}}, Status: plan.StepSucceeded,
+			Attempts: []plan.Attempt{{Number: 1, Result: "tapped [1] Button \"OK\"", Changed: true}}, Status: lifecycle.StepSucceeded,
 			Started: time.Now(), Duration: time.Millisecond}, Scene: sj}
 		if err := rec.SaveStep(ctx, st); err != nil {
-			return Result{Status: storage.StatusFailed, Reason: err.Error()}
+			return Result{Status: lifecycle.Failed, Reason: err.Error()}
 		}
-		rec.AppendEvent(ctx, storage.Event{TaskID: task.ID, Type: "step_finished", Step: n})
+		rec.AppendEvent(ctx, storage.Event{TaskID: task.ID, Type: lifecycle.EventStepFinished, Step: n})
 	}
-	return Result{Status: storage.StatusCompleted, Reason: "done", Usage: plan.Usage{InputTokens: 5}}
+	return Result{Status: lifecycle.Completed, Reason: "done", Usage: plan.Usage{InputTokens: 5}}
 }
 
 type harness struct {
@@ -221,7 +223,7 @@ func (h *harness) create(goal, dev string) storage.Task {
 }
 
 // waitStatus polls the task until it has one of the statuses.
-func (h *harness) waitStatus(id string, want ...string) storage.Task {
+func (h *harness) waitStatus(id string, want ...lifecycle.Status) storage.Task {
 	h.t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {

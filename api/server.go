@@ -9,6 +9,8 @@
 package api
 
 import (
+	"phonepilot/task/lifecycle"
+
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -42,7 +44,7 @@ type Runner interface {
 // Result is how a run ended: a terminal status (completed, failed,
 // cancelled), its reason and the model cost.
 type Result struct {
-	Status string
+	Status lifecycle.Status
 	Reason string
 	Usage  plan.Usage
 }
@@ -236,11 +238,11 @@ func (s *Server) Handler() http.Handler { return s.handler }
 // Start recovers from a previous run: tasks it left running are marked
 // interrupted, and tasks it left queued are queued again, oldest first.
 func (s *Server) Start(ctx context.Context) error {
-	running, err := s.allTasks(ctx, storage.StatusRunning)
+	running, err := s.allTasks(ctx, lifecycle.Running)
 	if err != nil {
 		return fmt.Errorf("api start: %w", err)
 	}
-	queued, err := s.allTasks(ctx, storage.StatusQueued)
+	queued, err := s.allTasks(ctx, lifecycle.Queued)
 	if err != nil {
 		return fmt.Errorf("api start: %w", err)
 	}
@@ -266,7 +268,7 @@ func (s *Server) Start(ctx context.Context) error {
 	}
 	for _, id := range ids {
 		s.log.Warn("task interrupted by a previous stop", "task", id)
-		s.appendStatus(ctx, id, storage.StatusInterrupted, "phonepilot stopped while the task was running")
+		s.appendStatus(ctx, id, lifecycle.Interrupted, "phonepilot stopped while the task was running")
 	}
 	slices.Reverse(queued) // oldest first
 	for _, t := range queued {
@@ -278,7 +280,7 @@ func (s *Server) Start(ctx context.Context) error {
 }
 
 // allTasks lists every task with a status, newest first.
-func (s *Server) allTasks(ctx context.Context, status string) ([]storage.Task, error) {
+func (s *Server) allTasks(ctx context.Context, status lifecycle.Status) ([]storage.Task, error) {
 	var out []storage.Task
 	q := storage.Query{Status: status, Limit: storage.MaxPage}
 	for {

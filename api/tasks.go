@@ -1,6 +1,8 @@
 package api
 
 import (
+	"phonepilot/task/lifecycle"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -94,13 +96,13 @@ func (s *Server) createTask(w http.ResponseWriter, r *http.Request) error {
 	}
 	task, err := s.store.CreateTask(r.Context(), storage.Task{
 		Goal: req.Goal, Device: req.Device, Planner: req.Planner, MaxSteps: req.MaxSteps,
-		Status: storage.StatusQueued, Created: s.clock.Now(), Config: s.cfg.Snapshot,
+		Status: lifecycle.Queued, Created: s.clock.Now(), Config: s.cfg.Snapshot,
 		Owner: s.cfg.Owner,
 	})
 	if err != nil {
 		return err
 	}
-	s.appendStatus(r.Context(), task.ID, storage.StatusQueued, "")
+	s.appendStatus(r.Context(), task.ID, lifecycle.Queued, "")
 	s.enqueue(task)
 	w.Header().Set("Location", "/v1/tasks/"+task.ID)
 	writeJSON(w, http.StatusAccepted, task)
@@ -108,9 +110,9 @@ func (s *Server) createTask(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) listTasks(w http.ResponseWriter, r *http.Request) error {
-	q := storage.Query{Status: r.URL.Query().Get("status"), Cursor: r.URL.Query().Get("cursor")}
-	if q.Status != "" && !storage.ValidStatus(q.Status) {
-		return badField("status", "must be one of %s", strings.Join(storage.Statuses, ", "))
+	q := storage.Query{Status: lifecycle.Status(r.URL.Query().Get("status")), Cursor: r.URL.Query().Get("cursor")}
+	if q.Status != "" && !q.Status.Valid() {
+		return badField("status", "must be one of %s", lifecycle.Join(lifecycle.Statuses, ", "))
 	}
 	if v := r.URL.Query().Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
@@ -163,14 +165,14 @@ func (s *Server) cancelTask(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if storage.Terminal(t.Status) {
-		return &storage.ConflictError{ID: id, Current: t.Status, To: storage.StatusCancelled}
+	if t.Status.Terminal() {
+		return &storage.ConflictError{ID: id, Current: t.Status, To: lifecycle.Cancelled}
 	}
-	if t.Status == storage.StatusQueued {
-		t, err = s.rec.UpdateStatus(ctx, id, storage.Change{From: []string{storage.StatusQueued}, To: storage.StatusCancelled,
+	if t.Status == lifecycle.Queued {
+		t, err = s.rec.UpdateStatus(ctx, id, storage.Change{From: []lifecycle.Status{lifecycle.Queued}, To: lifecycle.Cancelled,
 			Reason: "cancelled before it started", At: s.clock.Now()})
 		if err == nil {
-			s.appendStatus(ctx, id, storage.StatusCancelled, t.Reason)
+			s.appendStatus(ctx, id, lifecycle.Cancelled, t.Reason)
 			writeJSON(w, http.StatusOK, t)
 			return nil
 		}
@@ -187,8 +189,8 @@ func (s *Server) cancelTask(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		if storage.Terminal(t.Status) {
-			return &storage.ConflictError{ID: id, Current: t.Status, To: storage.StatusCancelled}
+		if t.Status.Terminal() {
+			return &storage.ConflictError{ID: id, Current: t.Status, To: lifecycle.Cancelled}
 		}
 		return fmt.Errorf("task %s is %s in another phonepilot process sharing this database; cancel it there: %w", id, t.Status, errConflict)
 	}
@@ -202,9 +204,9 @@ func (s *Server) cancelTask(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if t.Status != storage.StatusCancelled {
+	if t.Status != lifecycle.Cancelled {
 		// It finished on its own before the cancel reached it.
-		return &storage.ConflictError{ID: id, Current: t.Status, To: storage.StatusCancelled}
+		return &storage.ConflictError{ID: id, Current: t.Status, To: lifecycle.Cancelled}
 	}
 	writeJSON(w, http.StatusOK, t)
 	return nil
@@ -222,7 +224,7 @@ func (s *Server) listDevices(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	running, err := s.store.ListTasks(r.Context(), storage.Query{Status: storage.StatusRunning, Limit: storage.MaxPage})
+	running, err := s.store.ListTasks(r.Context(), storage.Query{Status: lifecycle.Running, Limit: storage.MaxPage})
 	if err != nil {
 		return err
 	}
@@ -286,7 +288,7 @@ func (s *Server) drain(dev string, q *deviceQueue) {
 // runOne takes a queued task through running to its end.
 func (s *Server) runOne(id string) {
 	ctx := context.WithoutCancel(s.ctx) // bookkeeping writes outlive a stop
-	task, err := s.rec.UpdateStatus(ctx, id, storage.Change{From: []string{storage.StatusQueued}, To: storage.StatusRunning,
+	task, err := s.rec.UpdateStatus(ctx, id, storage.Change{From: []lifecycle.Status{lifecycle.Queued}, To: lifecycle.Running,
 		At: s.clock.Now(), Owner: s.cfg.Owner})
 	if err != nil {
 		if !errors.As(err, new(*storage.ConflictError)) {
@@ -302,7 +304,7 @@ func (s *Server) runOne(id string) {
 	}
 	s.running[id] = rt
 	s.mu.Unlock()
-	s.appendStatus(ctx, id, storage.StatusRunning, "")
+	s.appendStatus(ctx, id, lifecycle.Running, "")
 	s.log.Info("task started", "task", id, "device", task.Device)
 
 	res := s.run(runCtx, task)
@@ -310,14 +312,14 @@ func (s *Server) runOne(id string) {
 	status, reason := res.Status, res.Reason
 	switch cause := context.Cause(runCtx); {
 	case errors.Is(cause, errCancelledByUser):
-		status, reason = storage.StatusCancelled, "cancelled by request"
+		status, reason = lifecycle.Cancelled, "cancelled by request"
 	case errors.Is(cause, errServerStopped):
-		status, reason = storage.StatusInterrupted, "phonepilot stopped while the task was running"
-	case !storage.Terminal(status) || status == storage.StatusInterrupted:
+		status, reason = lifecycle.Interrupted, "phonepilot stopped while the task was running"
+	case !status.Terminal() || status == lifecycle.Interrupted:
 		reason = fmt.Sprintf("runner ended with status %q: %s", status, reason)
-		status = storage.StatusFailed
+		status = lifecycle.Failed
 	}
-	if _, err := s.rec.UpdateStatus(ctx, id, storage.Change{From: []string{storage.StatusRunning}, To: status,
+	if _, err := s.rec.UpdateStatus(ctx, id, storage.Change{From: []lifecycle.Status{lifecycle.Running}, To: status,
 		Reason: reason, At: s.clock.Now(), Usage: res.Usage}); err != nil {
 		s.log.Error("finish task", "task", id, "err", err)
 	}
@@ -336,12 +338,12 @@ func (s *Server) run(ctx context.Context, task storage.Task) (res Result) {
 	defer func() {
 		if p := recover(); p != nil {
 			s.log.Error("runner panicked", "task", task.ID, "panic", p)
-			res = Result{Status: storage.StatusFailed, Reason: fmt.Sprintf("internal error: %v", p)}
+			res = Result{Status: lifecycle.Failed, Reason: fmt.Sprintf("internal error: %v", p)}
 		}
 	}()
 	dev, release, err := s.devices.Open(ctx, task.Device)
 	if err != nil {
-		return Result{Status: storage.StatusFailed, Reason: fmt.Sprintf("open device %s: %v", task.Device, err)}
+		return Result{Status: lifecycle.Failed, Reason: fmt.Sprintf("open device %s: %v", task.Device, err)}
 	}
 	defer release()
 	return s.runner.Run(ctx, task, dev, s.rec)
@@ -349,13 +351,13 @@ func (s *Server) run(ctx context.Context, task storage.Task) (res Result) {
 
 // statusData is the data of a "status" event.
 type statusData struct {
-	Status string `json:"status"`
+	Status lifecycle.Status `json:"status"`
 	Reason string `json:"reason,omitempty"`
 }
 
-func (s *Server) appendStatus(ctx context.Context, id, status, reason string) {
+func (s *Server) appendStatus(ctx context.Context, id string, status lifecycle.Status, reason string) {
 	data, _ := json.Marshal(statusData{Status: status, Reason: reason})
-	if _, err := s.rec.AppendEvent(ctx, storage.Event{TaskID: id, Type: "status", Time: s.clock.Now(), Data: data}); err != nil {
+	if _, err := s.rec.AppendEvent(ctx, storage.Event{TaskID: id, Type: lifecycle.EventStatus, Time: s.clock.Now(), Data: data}); err != nil {
 		s.log.Error("record status event", "task", id, "err", err)
 	}
 }

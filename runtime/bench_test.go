@@ -10,6 +10,7 @@ import (
 	"phonepilot/device/sim"
 	"phonepilot/internal/clock"
 	"phonepilot/scene"
+	"phonepilot/task/lifecycle"
 )
 
 // timedDevice measures the real time spent inside the device, so that a
@@ -73,7 +74,7 @@ func BenchmarkStepOverhead(b *testing.B) {
 				start := time.Now()
 				res := r.Run(context.Background(), simGoals[loc])
 				elapsed := time.Since(start)
-				if res.Status != StatusCompleted {
+				if res.Status != lifecycle.Completed {
 					b.Fatalf("%s: %s", res.Status, res.Reason)
 				}
 				total += elapsed

@@ -1,6 +1,8 @@
 package runtime_test
 
 import (
+	"phonepilot/task/lifecycle"
+
 	"context"
 	"encoding/json"
 	"fmt"
@@ -22,7 +24,7 @@ func ExampleRunner_Run() {
 	runner, err := runtime.New(runtime.Defaults(), phone.Device(), runtime.Options{
 		Clock: clk,
 		OnEvent: func(e runtime.Event) {
-			if e.Type == runtime.EventStepFinished {
+			if e.Type == lifecycle.EventStepFinished {
 				fmt.Printf("%d %s: %s\n", e.Step, e.Intent, e.Record.Status)
 			}
 		},

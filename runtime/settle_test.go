@@ -1,6 +1,8 @@
 package runtime
 
 import (
+	"phonepilot/task/lifecycle"
+
 	"context"
 	"fmt"
 	"sync"
@@ -233,7 +235,7 @@ func TestStepReadsTheScreenOnceWhenTheOutcomeIsImmediate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rec.Status != plan.StepSucceeded {
+	if rec.Status != lifecycle.StepSucceeded {
 		t.Fatalf("step %s: %s", rec.Status, rec.Reason)
 	}
 	if p.taps != 1 || p.readCount() != 1 {

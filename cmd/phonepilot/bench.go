@@ -1,6 +1,8 @@
 package main
 
 import (
+	"phonepilot/task/lifecycle"
+
 	"context"
 	"encoding/json"
 	"fmt"
@@ -110,15 +112,15 @@ func (o benchOptions) validate() error {
 
 // benchRun is one task of the bench.
 type benchRun struct {
-	Locale   string        `json:"locale"`
-	Seed     int64         `json:"seed"`
-	Mode     string        `json:"mode"`
-	Success  bool          `json:"success"`
-	Status   string        `json:"status"`
-	Reason   string        `json:"reason,omitempty"`
-	Steps    int           `json:"steps"`
-	Duration time.Duration `json:"duration_ns"`
-	CPU      time.Duration `json:"cpu_ns"` // real time spent (equal to Duration with --clock real)
+	Locale   string           `json:"locale"`
+	Seed     int64            `json:"seed"`
+	Mode     string           `json:"mode"`
+	Success  bool             `json:"success"`
+	Status   lifecycle.Status `json:"status"`
+	Reason   string           `json:"reason,omitempty"`
+	Steps    int              `json:"steps"`
+	Duration time.Duration    `json:"duration_ns"`
+	CPU      time.Duration    `json:"cpu_ns"` // real time spent (equal to Duration with --clock real)
 }
 
 // benchMode summarises one mode.
@@ -215,7 +217,7 @@ func benchOne(ctx context.Context, o benchOptions, locale string, seed int64, mo
 	if err != nil {
 		return r, err
 	}
-	r.Success = res.Status == runtime.StatusCompleted && last == benchQuery
+	r.Success = res.Status == lifecycle.Completed && last == benchQuery
 	if !r.Success && r.Reason == "" {
 		r.Reason = fmt.Sprintf("last_search is %q", last)
 	}

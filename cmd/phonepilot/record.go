@@ -1,6 +1,8 @@
 package main
 
 import (
+	"phonepilot/task/lifecycle"
+
 	"context"
 	"encoding/json"
 	"log/slog"
@@ -29,12 +31,12 @@ func newRecorder(store storage.Store, task storage.Task, log *slog.Logger) func(
 		log = slog.New(slog.DiscardHandler)
 	}
 	return func(ev runtime.Event) {
-		if ev.Type == runtime.EventStatus {
+		if ev.Type == lifecycle.EventStatus {
 			return
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), recordTimeout)
 		defer cancel()
-		if ev.Type == runtime.EventStepFinished && ev.Record != nil {
+		if ev.Type == lifecycle.EventStepFinished && ev.Record != nil {
 			st := storage.Step{TaskID: task.ID, StepRecord: *ev.Record}
 			if ev.Scene != nil {
 				sj, err := json.Marshal(ev.Scene)
@@ -53,7 +55,7 @@ func newRecorder(store storage.Store, task storage.Task, log *slog.Logger) func(
 			log.Error("record event", "task", task.ID, "type", ev.Type, "err", err)
 			return
 		}
-		if _, err := store.AppendEvent(ctx, storage.Event{TaskID: task.ID, Type: string(ev.Type), Step: ev.Step, Time: ev.Time, Data: data}); err != nil {
+		if _, err := store.AppendEvent(ctx, storage.Event{TaskID: task.ID, Type: ev.Type, Step: ev.Step, Time: ev.Time, Data: data}); err != nil {
 			log.Error("record event", "task", task.ID, "type", ev.Type, "err", err)
 		}
 	}
@@ -62,18 +64,18 @@ func newRecorder(store storage.Store, task storage.Task, log *slog.Logger) func(
 // recordedEvent is the small JSON kept for an event: never a Scene (the
 // step row has that), never pixels.
 type recordedEvent struct {
-	Intent   string        `json:"intent,omitempty"`
-	Call     *tools.Call   `json:"call,omitempty"`
-	Number   int           `json:"number,omitempty"`
-	Result   string        `json:"result,omitempty"`
-	Changed  *bool         `json:"changed,omitempty"`
-	Duration time.Duration `json:"duration_ns,omitempty"`
-	Status   string        `json:"status,omitempty"`
-	Reason   string        `json:"reason,omitempty"`
-	Package  string        `json:"package,omitempty"`
-	Elements int           `json:"elements,omitempty"`
-	Plan     []plannedStep `json:"plan,omitempty"`
-	Usage    *plan.Usage   `json:"usage,omitempty"`
+	Intent   string               `json:"intent,omitempty"`
+	Call     *tools.Call          `json:"call,omitempty"`
+	Number   int                  `json:"number,omitempty"`
+	Result   string               `json:"result,omitempty"`
+	Changed  *bool                `json:"changed,omitempty"`
+	Duration time.Duration        `json:"duration_ns,omitempty"`
+	Status   lifecycle.StepStatus `json:"status,omitempty"`
+	Reason   string               `json:"reason,omitempty"`
+	Package  string               `json:"package,omitempty"`
+	Elements int                  `json:"elements,omitempty"`
+	Plan     []plannedStep        `json:"plan,omitempty"`
+	Usage    *plan.Usage          `json:"usage,omitempty"`
 }
 
 type plannedStep struct {
@@ -84,11 +86,11 @@ type plannedStep struct {
 func eventData(ev runtime.Event) recordedEvent {
 	d := recordedEvent{Intent: ev.Intent, Call: ev.Call, Reason: ev.Reason}
 	switch ev.Type {
-	case runtime.EventSceneObserved:
+	case lifecycle.EventSceneObserved:
 		if ev.Scene != nil {
 			d.Package, d.Elements = ev.Scene.Package, len(ev.Scene.Elements)
 		}
-	case runtime.EventPlan:
+	case lifecycle.EventPlan:
 		for _, ps := range ev.Steps {
 			d.Plan = append(d.Plan, plannedStep{Intent: ps.Intent, Call: ps.Call})
 		}
@@ -96,12 +98,12 @@ func eventData(ev runtime.Event) recordedEvent {
 			u := ev.Usage
 			d.Usage = &u
 		}
-	case runtime.EventAttempt:
+	case lifecycle.EventAttempt:
 		if a := ev.Attempt; a != nil {
 			changed := a.Changed
 			d.Number, d.Result, d.Changed, d.Duration = a.Number, a.Result, &changed, a.Duration
 		}
-	case runtime.EventStepFinished:
+	case lifecycle.EventStepFinished:
 		if r := ev.Record; r != nil {
 			d.Status, d.Reason, d.Duration = r.Status, r.Reason, r.Duration
 			if d.Call == nil {
@@ -116,7 +118,7 @@ func eventData(ev runtime.Event) recordedEvent {
 // startRecording creates a running task for `phonepilot run` and returns the
 // OnEvent to give the runtime and the function to call with the Result.
 func startRecording(ctx context.Context, store storage.Store, t storage.Task, log *slog.Logger) (storage.Task, func(runtime.Event), func(runtime.Result), error) {
-	t.Status = storage.StatusRunning
+	t.Status = lifecycle.Running
 	t.Owner = api.DefaultOwner()
 	now := time.Now()
 	t.Created, t.Started = now, &now
@@ -124,15 +126,15 @@ func startRecording(ctx context.Context, store storage.Store, t storage.Task, lo
 	if err != nil {
 		return storage.Task{}, nil, nil, err
 	}
-	appendStatus(store, task.ID, storage.StatusRunning, "", log)
+	appendStatus(store, task.ID, lifecycle.Running, "", log)
 	finish := func(res runtime.Result) {
 		ctx, cancel := context.WithTimeout(context.Background(), recordTimeout)
 		defer cancel()
 		status := res.Status
-		if !storage.Terminal(status) {
-			status = storage.StatusFailed
+		if !status.Terminal() {
+			status = lifecycle.Failed
 		}
-		if _, err := store.UpdateStatus(ctx, task.ID, storage.Change{From: []string{storage.StatusRunning}, To: status,
+		if _, err := store.UpdateStatus(ctx, task.ID, storage.Change{From: []lifecycle.Status{lifecycle.Running}, To: status,
 			Reason: res.Reason, At: time.Now(), Usage: res.Usage}); err != nil && log != nil {
 			log.Error("record task end", "task", task.ID, "err", err)
 		}
@@ -141,11 +143,11 @@ func startRecording(ctx context.Context, store storage.Store, t storage.Task, lo
 	return task, newRecorder(store, task, log), finish, nil
 }
 
-func appendStatus(store storage.Store, id, status, reason string, log *slog.Logger) {
+func appendStatus(store storage.Store, id string, status lifecycle.Status, reason string, log *slog.Logger) {
 	ctx, cancel := context.WithTimeout(context.Background(), recordTimeout)
 	defer cancel()
-	data, _ := json.Marshal(map[string]string{"status": status, "reason": reason})
-	if _, err := store.AppendEvent(ctx, storage.Event{TaskID: id, Type: "status", Time: time.Now(), Data: data}); err != nil && log != nil {
+	data, _ := json.Marshal(map[string]string{"status": string(status), "reason": reason})
+	if _, err := store.AppendEvent(ctx, storage.Event{TaskID: id, Type: lifecycle.EventStatus, Time: time.Now(), Data: data}); err != nil && log != nil {
 		log.Error("record status", "task", id, "err", err)
 	}
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"phonepilot/task/lifecycle"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -162,9 +164,9 @@ func runTask(cmd *cobra.Command, o runOptions, args []string) error {
 		pr.summary(res)
 	}
 	switch res.Status {
-	case runtime.StatusCompleted:
+	case lifecycle.Completed:
 		return nil
-	case runtime.StatusCancelled:
+	case lifecycle.Cancelled:
 		return exitWith(exitCancelled, errors.New(""))
 	default:
 		return exitWith(exitFailed, errors.New(""))
@@ -180,29 +182,29 @@ func plannerName(p string) string {
 
 // resultDoc is the --json output: one document per run.
 type resultDoc struct {
-	Goal        string          `json:"goal"`
-	Device      string          `json:"device"`
-	Planner     string          `json:"planner"`
-	Status      string          `json:"status"`
-	Reason      string          `json:"reason,omitempty"`
-	Steps       []stepDoc       `json:"steps"`
-	Usage       usageDoc        `json:"usage"`
-	Started     time.Time       `json:"started"`
-	DurationMS  int64           `json:"duration_ms"`
-	DeviceState json.RawMessage `json:"device_state,omitempty"`
+	Goal        string           `json:"goal"`
+	Device      string           `json:"device"`
+	Planner     string           `json:"planner"`
+	Status      lifecycle.Status `json:"status"`
+	Reason      string           `json:"reason,omitempty"`
+	Steps       []stepDoc        `json:"steps"`
+	Usage       usageDoc         `json:"usage"`
+	Started     time.Time        `json:"started"`
+	DurationMS  int64            `json:"duration_ms"`
+	DeviceState json.RawMessage  `json:"device_state,omitempty"`
 }
 
 type stepDoc struct {
-	Number     int             `json:"number"`
-	Intent     string          `json:"intent"`
-	Tool       string          `json:"tool"`
-	Args       json.RawMessage `json:"args,omitempty"`
-	Status     string          `json:"status"`
-	Reason     string          `json:"reason,omitempty"`
-	Changed    bool            `json:"changed"`
-	Attempts   []attemptDoc    `json:"attempts"`
-	DurationMS int64           `json:"duration_ms"`
-	Usage      *usageDoc       `json:"usage,omitempty"`
+	Number     int                  `json:"number"`
+	Intent     string               `json:"intent"`
+	Tool       string               `json:"tool"`
+	Args       json.RawMessage      `json:"args,omitempty"`
+	Status     lifecycle.StepStatus `json:"status"`
+	Reason     string               `json:"reason,omitempty"`
+	Changed    bool                 `json:"changed"`
+	Attempts   []attemptDoc         `json:"attempts"`
+	DurationMS int64                `json:"duration_ms"`
+	Usage      *usageDoc            `json:"usage,omitempty"`
 }
 
 type attemptDoc struct {
@@ -287,19 +289,19 @@ func (p *stepPrinter) event(e runtime.Event) {
 		return
 	}
 	switch e.Type {
-	case runtime.EventStepStarted:
+	case lifecycle.EventStepStarted:
 		p.startSpinner(fmt.Sprintf("%3d  %s", e.Step, e.Intent))
-	case runtime.EventStepFinished:
+	case lifecycle.EventStepFinished:
 		p.stopSpinner()
 		p.stepLine(*e.Record)
-	case runtime.EventStatus:
+	case lifecycle.EventStatus:
 		p.stopSpinner()
 	}
 }
 
 func (p *stepPrinter) stepLine(r plan.StepRecord) {
 	mark := p.paint("32", "ok")
-	if r.Status != plan.StepSucceeded {
+	if r.Status != lifecycle.StepSucceeded {
 		mark = p.paint("31", "FAILED")
 	}
 	line := fmt.Sprintf("%3d  %s %s %s  %d ms", r.Number, pad(r.Intent, 40), pad(r.Call.String(), 48), mark, r.Duration.Milliseconds())
@@ -309,7 +311,7 @@ func (p *stepPrinter) stepLine(r plan.StepRecord) {
 	if u := r.Usage; u.InputTokens+u.OutputTokens > 0 || u.Latency > 0 {
 		line += fmt.Sprintf("  [%d+%d tokens, model %d ms]", u.InputTokens, u.OutputTokens, u.Latency.Milliseconds())
 	}
-	if r.Status != plan.StepSucceeded && r.Reason != "" {
+	if r.Status != lifecycle.StepSucceeded && r.Reason != "" {
 		line += "\n     " + p.paint("31", r.Reason)
 	}
 	p.mu.Lock()
@@ -380,11 +382,11 @@ func (p *stepPrinter) stopSpinner() {
 func (p *stepPrinter) stop() { p.stopSpinner() }
 
 func (p *stepPrinter) summary(res runtime.Result) {
-	status := res.Status
+	status := string(res.Status)
 	switch res.Status {
-	case runtime.StatusCompleted:
+	case lifecycle.Completed:
 		status = p.paint("32", status)
-	case runtime.StatusFailed:
+	case lifecycle.Failed:
 		status = p.paint("31", status)
 	default:
 		status = p.paint("33", status)

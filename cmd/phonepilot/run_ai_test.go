@@ -1,6 +1,8 @@
 package main
 
 import (
+	"phonepilot/task/lifecycle"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -288,7 +290,7 @@ func TestRunAIPlannerWithAFailingCamera(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			res := runner.Run(ctx, aiGoal)
-			if res.Status != runtime.StatusCompleted {
+			if res.Status != lifecycle.Completed {
 				t.Fatalf("status %s (%s)\n%s", res.Status, res.Reason, logs.String())
 			}
 			turns := srv.Turns()

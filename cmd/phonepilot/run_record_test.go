@@ -1,6 +1,8 @@
 package main
 
 import (
+	"phonepilot/task/lifecycle"
+
 	"context"
 	"encoding/json"
 	"path/filepath"
@@ -36,7 +38,7 @@ func TestRunIsRecordedForTasksAndShow(t *testing.T) {
 		t.Fatalf("tasks --json: %v\n%s", err, out)
 	}
 	tasks := list.Tasks
-	if len(tasks) != 1 || tasks[0].Status != storage.StatusCompleted || tasks[0].Goal != "open Taobao and search Mac mini" || tasks[0].Device != "sim" {
+	if len(tasks) != 1 || tasks[0].Status != lifecycle.Completed || tasks[0].Goal != "open Taobao and search Mac mini" || tasks[0].Device != "sim" {
 		t.Fatalf("recorded tasks = %+v, want one completed Taobao task on sim", tasks)
 	}
 

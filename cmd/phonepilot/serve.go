@@ -1,6 +1,8 @@
 package main
 
 import (
+	"phonepilot/task/lifecycle"
+
 	"context"
 	"errors"
 	"fmt"
@@ -226,7 +228,7 @@ func (r *runtimeRunner) Run(ctx context.Context, task storage.Task, dev device.D
 	log := r.log.With("task", task.ID)
 	runner, err := runtime.New(cfg, deviceOf(dev), runtime.Options{Logger: log, OnEvent: newRecorder(rec, task, log)})
 	if err != nil {
-		return api.Result{Status: storage.StatusFailed, Reason: err.Error()}
+		return api.Result{Status: lifecycle.Failed, Reason: err.Error()}
 	}
 	res := runner.Run(ctx, task.Goal)
 	return api.Result{Status: res.Status, Reason: res.Reason, Usage: res.Usage}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"phonepilot/task/lifecycle"
+
 	"bufio"
 	"context"
 	"database/sql"
@@ -163,7 +165,7 @@ func TestServeKilledMidTask(t *testing.T) {
 	if code := getJSON(t, sp2.url+"/v1/tasks/"+task.ID, &got); code != 200 {
 		t.Fatalf("GET task after restart: %d", code)
 	}
-	if got.Status != storage.StatusInterrupted || !strings.Contains(got.Reason, "stopped") || got.Finished == nil {
+	if got.Status != lifecycle.Interrupted || !strings.Contains(got.Reason, "stopped") || got.Finished == nil {
 		t.Errorf("after kill -9 and restart the task is %s (%q), want interrupted", got.Status, got.Reason)
 	}
 	var steps struct{ Steps []storage.Step }
@@ -317,7 +319,7 @@ func TestWebPageInChromium(t *testing.T) {
 		t.Errorf("task list: %q", listText)
 	}
 	id := strings.TrimPrefix(path, "/tasks/")
-	if task, err := a.store.Task(t.Context(), id); err != nil || task.Status != storage.StatusCompleted || task.Device != "sim:web" {
+	if task, err := a.store.Task(t.Context(), id); err != nil || task.Status != lifecycle.Completed || task.Device != "sim:web" {
 		t.Errorf("stored task %+v, %v", task, err)
 	}
 
@@ -335,7 +337,7 @@ func TestWebPageInChromium(t *testing.T) {
 		t.Fatalf("browser: cancel from the page: %v", err)
 	}
 	path2, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`location.pathname`))
-	if task, err := a.store.Task(t.Context(), strings.TrimPrefix(path2, "/tasks/")); err != nil || task.Status != storage.StatusCancelled {
+	if task, err := a.store.Task(t.Context(), strings.TrimPrefix(path2, "/tasks/")); err != nil || task.Status != lifecycle.Cancelled {
 		t.Errorf("task cancelled from the page is stored as %+v, %v", task, err)
 	}
 

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"phonepilot/task/lifecycle"
+
 	"bufio"
 	"bytes"
 	"context"
@@ -240,7 +242,7 @@ func TestRecorderWritesStepsAsTheyFinish(t *testing.T) {
 	var stepsWhenFinished []int
 	wrapped := func(ev runtime.Event) {
 		onEvent(ev)
-		if ev.Type == runtime.EventStepFinished {
+		if ev.Type == lifecycle.EventStepFinished {
 			st, _ := store.Steps(context.Background(), task.ID)
 			stepsWhenFinished = append(stepsWhenFinished, len(st))
 		}
@@ -257,7 +259,7 @@ func TestRecorderWritesStepsAsTheyFinish(t *testing.T) {
 		}
 	}
 	got, _ := store.Task(t.Context(), task.ID)
-	if got.Status != storage.StatusCompleted || got.Finished == nil || got.Reason == "" {
+	if got.Status != lifecycle.Completed || got.Finished == nil || got.Reason == "" {
 		t.Errorf("recorded task = %+v", got)
 	}
 	events, _ := store.Events(t.Context(), task.ID, 0, 0)
@@ -427,7 +429,7 @@ func fiftyTasks(t *testing.T, store storage.Store) {
 			for {
 				var task storage.Task
 				timed("GET /v1/tasks/{id}", func() { getJSON(t, a.url+"/v1/tasks/"+ids[i], &task) })
-				if storage.Terminal(task.Status) || time.Now().After(deadline) {
+				if task.Status.Terminal() || time.Now().After(deadline) {
 					final[i] = task
 					return
 				}
@@ -455,7 +457,7 @@ func fiftyTasks(t *testing.T, store storage.Store) {
 
 	completed := 0
 	for i, task := range final {
-		if task.Status == storage.StatusCompleted {
+		if task.Status == lifecycle.Completed {
 			completed++
 		} else {
 			t.Errorf("task %d on sim:bench%02d: %s %q", i, i, task.Status, task.Reason)

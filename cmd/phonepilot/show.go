@@ -4,12 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"phonepilot/storage"
+	"phonepilot/task/lifecycle"
 )
 
 func init() { register(newShowCmd) }
@@ -63,7 +63,10 @@ func printTask(w io.Writer, t storage.Task, steps []storage.Step) {
 	fmt.Fprintf(w, "task     %s\n", t.ID)
 	fmt.Fprintf(w, "goal     %s\n", t.Goal)
 	fmt.Fprintf(w, "device   %s   planner %s   max steps %d\n", t.Device, t.Planner, t.MaxSteps)
-	status := t.Status
+	status := string(t.Status)
+	if t.Cause != lifecycle.CauseNone {
+		status += " (" + string(t.Cause) + ")"
+	}
 	if t.Reason != "" {
 		status += ": " + t.Reason
 	}
@@ -83,7 +86,7 @@ func printTask(w io.Writer, t storage.Task, steps []storage.Step) {
 		for _, a := range s.Attempts {
 			fmt.Fprintf(w, "     try %d: %s\n", a.Number, oneLine(a.Result, 100))
 		}
-		if s.Reason != "" && !strings.EqualFold(s.Status, "succeeded") {
+		if s.Reason != "" && s.Status != lifecycle.StepSucceeded {
 			fmt.Fprintf(w, "     reason: %s\n", oneLine(s.Reason, 100))
 		}
 	}

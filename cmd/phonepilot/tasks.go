@@ -1,6 +1,8 @@
 package main
 
 import (
+	"phonepilot/task/lifecycle"
+
 	"context"
 	"encoding/json"
 	"fmt"
@@ -66,8 +68,8 @@ func newTasksCmd() *cobra.Command {
   phonepilot tasks --db postgres://pp@db/phonepilot --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if status != "" && !storage.ValidStatus(status) {
-				return exitWith(2, fmt.Errorf("--status %q: want one of %s", status, strings.Join(storage.Statuses, ", ")))
+			if status != "" && !lifecycle.Status(status).Valid() {
+				return exitWith(2, fmt.Errorf("--status %q: want one of %s", status, lifecycle.Join(lifecycle.Statuses, ", ")))
 			}
 			if limit < 1 || limit > storage.MaxPage {
 				return exitWith(2, fmt.Errorf("--limit %d: want 1..%d", limit, storage.MaxPage))
@@ -81,7 +83,7 @@ func newTasksCmd() *cobra.Command {
 				return exitWith(1, err)
 			}
 			defer store.Close()
-			page, err := store.ListTasks(cmd.Context(), storage.Query{Status: status, Limit: limit})
+			page, err := store.ListTasks(cmd.Context(), storage.Query{Status: lifecycle.Status(status), Limit: limit})
 			if err != nil {
 				return exitWith(1, err)
 			}
@@ -95,7 +97,7 @@ func newTasksCmd() *cobra.Command {
 	f := cmd.Flags()
 	f.String("db", "", dbFlagHelp)
 	f.StringVar(&config, "config", "", "config file (default: ./phonepilot.toml when present, or $PHONEPILOT_CONFIG)")
-	f.StringVar(&status, "status", "", "only tasks with this status: "+strings.Join(storage.Statuses, ", "))
+	f.StringVar(&status, "status", "", "only tasks with this status: "+lifecycle.Join(lifecycle.Statuses, ", "))
 	f.IntVar(&limit, "limit", 20, "how many tasks")
 	f.BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
@@ -113,9 +115,13 @@ func printTasks(w io.Writer, tasks []storage.Task) {
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tSTATUS\tDEVICE\tCREATED\tTOOK\tGOAL")
+	fmt.Fprintln(tw, "ID\tSTATUS\tCAUSE\tDEVICE\tCREATED\tTOOK\tGOAL")
 	for _, t := range tasks {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Status, t.Device,
+		cause := string(t.Cause)
+		if cause == "" {
+			cause = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Status, cause, t.Device,
 			t.Created.Local().Format("2006-01-02 15:04:05"), took(t), oneLine(t.Goal, 60))
 	}
 	tw.Flush()

@@ -1,6 +1,8 @@
 package ai_test
 
 import (
+	"phonepilot/task/lifecycle"
+
 	"context"
 	"errors"
 	"reflect"
@@ -103,8 +105,8 @@ func TestPlannerRequestBodiesGolden(t *testing.T) {
 	// flag, the history as paired tool calls and results, and the image
 	// beside the listing in the current turn.
 	hist := []plan.StepRecord{
-		step(1, `launch_app {"app":"Taobao"}`, plan.StepSucceeded, true),
-		step(2, `tap {"element":2}`, plan.StepFailed, false),
+		step(1, `launch_app {"app":"Taobao"}`, lifecycle.StepSucceeded, true),
+		step(2, `tap {"element":2}`, lifecycle.StepFailed, false),
 	}
 	hist[1].Reason = "the screen did not change after 3 attempts"
 	cam := smallCamera{png: aitest.PNG(t, 9, 20)}

@@ -1,6 +1,8 @@
 package sqlite_test
 
 import (
+	"phonepilot/task/lifecycle"
+
 	"database/sql"
 	"path/filepath"
 	"strings"
@@ -33,7 +35,7 @@ func TestReopenKeepsData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.UpdateStatus(t.Context(), task.ID, storage.Change{From: []string{storage.StatusQueued}, To: storage.StatusRunning, At: time.Now(), Owner: "h:1"}); err != nil {
+	if _, err := s.UpdateStatus(t.Context(), task.ID, storage.Change{From: []lifecycle.Status{lifecycle.Queued}, To: lifecycle.Running, At: time.Now(), Owner: "h:1"}); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
