@@ -1,8 +1,6 @@
 package api
 
 import (
-	"phonepilot/task/lifecycle"
-
 	"context"
 	"encoding/json"
 	"fmt"
@@ -15,6 +13,8 @@ import (
 	"time"
 
 	"phonepilot/storage"
+	"phonepilot/task"
+	"phonepilot/task/lifecycle"
 )
 
 type apiError struct {
@@ -74,7 +74,7 @@ func TestCreateTaskRunsToCompletion(t *testing.T) {
 }
 
 func TestCreateTaskDefaults(t *testing.T) {
-	h := newHarness(t, newFakeRunner(0), func(c *Config) { c.Snapshot = json.RawMessage(`{"planner":"rule","api_key":"[redacted]"}`) })
+	h := newHarness(t, newFakeRunner(0), nil, func(c *task.Config) { c.Snapshot = json.RawMessage(`{"planner":"rule","api_key":"[redacted]"}`) })
 	var task storage.Task
 	h.do("POST", "/v1/tasks", `{"goal":"  打开设置  "}`, &task)
 	if task.Goal != "打开设置" || task.Device != "sim" || task.Planner != "rule" || task.MaxSteps != 200 {
@@ -595,7 +595,7 @@ func TestStartLeavesLiveOwnersAlone(t *testing.T) {
 	deadQueued := mk("dq", lifecycle.Queued, "hosta:99")
 
 	var asked []string
-	h2 := newHarnessOn(t, h.store, newFakeRunner(1), func(c *Config) {
+	h2 := newHarnessOn(t, h.store, newFakeRunner(1), nil, func(c *task.Config) {
 		c.Owner = "hosta:100"
 		c.OwnerGone = func(owner string) bool {
 			asked = append(asked, owner)

@@ -1,13 +1,12 @@
 package api
 
 import (
-	"phonepilot/task/lifecycle"
-
 	"io"
 	"net/http"
 	"strings"
 	"testing"
 
+	"phonepilot/task/lifecycle"
 )
 
 // The API's own cost on SQLite, with a runner that records nothing: what a

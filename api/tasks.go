@@ -1,9 +1,6 @@
 package api
 
 import (
-	"phonepilot/task/lifecycle"
-
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +12,8 @@ import (
 	"unicode/utf8"
 
 	"phonepilot/storage"
+	"phonepilot/task"
+	"phonepilot/task/lifecycle"
 )
 
 // taskRequest is the body of POST /v1/tasks.
@@ -88,25 +87,21 @@ func (s *Server) createTask(w http.ResponseWriter, r *http.Request) error {
 	case req.MaxSteps < 0 || req.MaxSteps > s.cfg.MaxSteps:
 		return badField("max_steps", "must be 1..%d", s.cfg.MaxSteps)
 	}
-	s.mu.Lock()
-	closed := s.closed
-	s.mu.Unlock()
-	if closed {
-		return fmt.Errorf("server is stopping: %w", errConflict)
-	}
-	task, err := s.store.CreateTask(r.Context(), storage.Task{
-		Goal: req.Goal, Device: req.Device, Planner: req.Planner, MaxSteps: req.MaxSteps,
-		Status: lifecycle.Queued, Created: s.clock.Now(), Config: s.cfg.Snapshot,
-		Owner: s.cfg.Owner,
-	})
+	t, err := s.svc.Submit(r.Context(), task.Request{Goal: req.Goal, Device: req.Device, Planner: req.Planner, MaxSteps: req.MaxSteps})
 	if err != nil {
-		return err
+		return serviceError(err)
 	}
-	s.appendStatus(r.Context(), task.ID, lifecycle.Queued, "")
-	s.enqueue(task)
-	w.Header().Set("Location", "/v1/tasks/"+task.ID)
-	writeJSON(w, http.StatusAccepted, task)
+	w.Header().Set("Location", "/v1/tasks/"+t.ID)
+	writeJSON(w, http.StatusAccepted, t)
 	return nil
+}
+
+// serviceError gives the service's refusals their HTTP meaning.
+func serviceError(err error) error {
+	if errors.Is(err, task.ErrClosed) || errors.Is(err, task.ErrConflict) {
+		return fmt.Errorf("%w: %w", errConflict, err)
+	}
+	return err
 }
 
 func (s *Server) listTasks(w http.ResponseWriter, r *http.Request) error {
@@ -126,19 +121,20 @@ func (s *Server) listTasks(w http.ResponseWriter, r *http.Request) error {
 			return badField("cursor", "not a cursor this server gave out")
 		}
 	}
-	page, err := s.store.ListTasks(r.Context(), q)
+	page, err := s.svc.List(r.Context(), q)
 	if err != nil {
 		return err
 	}
 	for i := range page.Tasks {
-		page.Tasks[i].Config = nil // per task only: GET /v1/tasks/{id}
+		page.Tasks[i].Config = nil     // per task only: GET /v1/tasks/{id}
+		page.Tasks[i].FinalScene = nil // likewise
 	}
 	writeJSON(w, http.StatusOK, page)
 	return nil
 }
 
 func (s *Server) getTask(w http.ResponseWriter, r *http.Request) error {
-	t, err := s.store.Task(r.Context(), r.PathValue("id"))
+	t, err := s.svc.Get(r.Context(), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -147,7 +143,7 @@ func (s *Server) getTask(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) getSteps(w http.ResponseWriter, r *http.Request) error {
-	steps, err := s.store.Steps(r.Context(), r.PathValue("id"))
+	steps, err := s.svc.Steps(r.Context(), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -155,58 +151,16 @@ func (s *Server) getSteps(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// cancelTask cancels a queued task at once, or a running one by cancelling
-// its context and waiting (briefly) for it to stop. A finished task is a
-// conflict.
+// cancelTask cancels a queued or running task (exactly one of concurrent
+// cancels succeeds); a final task, or one being cancelled, is a conflict.
 func (s *Server) cancelTask(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("id")
-	ctx := r.Context()
-	t, err := s.store.Task(ctx, id)
+	t, err := s.svc.Cancel(r.Context(), r.PathValue("id"))
 	if err != nil {
-		return err
-	}
-	if t.Status.Terminal() {
-		return &storage.ConflictError{ID: id, Current: t.Status, To: lifecycle.Cancelled}
-	}
-	if t.Status == lifecycle.Queued {
-		t, err = s.rec.UpdateStatus(ctx, id, storage.Change{From: []lifecycle.Status{lifecycle.Queued}, To: lifecycle.Cancelled,
-			Reason: "cancelled before it started", At: s.clock.Now()})
-		if err == nil {
-			s.appendStatus(ctx, id, lifecycle.Cancelled, t.Reason)
-			writeJSON(w, http.StatusOK, t)
-			return nil
-		}
-		if !errors.As(err, new(*storage.ConflictError)) {
-			return err
-		}
-		// It started meanwhile: cancel it running.
-	}
-	s.mu.Lock()
-	rt := s.running[id]
-	s.mu.Unlock()
-	if rt == nil {
-		t, err = s.store.Task(ctx, id)
-		if err != nil {
-			return err
-		}
-		if t.Status.Terminal() {
-			return &storage.ConflictError{ID: id, Current: t.Status, To: lifecycle.Cancelled}
-		}
-		return fmt.Errorf("task %s is %s in another phonepilot process sharing this database; cancel it there: %w", id, t.Status, errConflict)
-	}
-	rt.cancel(errCancelledByUser)
-	select {
-	case <-rt.done:
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	t, err = s.store.Task(ctx, id)
-	if err != nil {
-		return err
+		return serviceError(err)
 	}
 	if t.Status != lifecycle.Cancelled {
 		// It finished on its own before the cancel reached it.
-		return &storage.ConflictError{ID: id, Current: t.Status, To: lifecycle.Cancelled}
+		return &storage.ConflictError{ID: t.ID, Current: t.Status, To: lifecycle.Cancelled}
 	}
 	writeJSON(w, http.StatusOK, t)
 	return nil
@@ -224,140 +178,21 @@ func (s *Server) listDevices(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	running, err := s.store.ListTasks(r.Context(), storage.Query{Status: lifecycle.Running, Limit: storage.MaxPage})
+	running, err := s.svc.List(r.Context(), storage.Query{Status: lifecycle.Running, Limit: storage.MaxPage})
 	if err != nil {
 		return err
 	}
-	s.mu.Lock()
+	load := s.svc.Load()
 	out := make([]deviceStatus, 0, len(devs))
 	for _, d := range devs {
-		ds := deviceStatus{DeviceInfo: d}
-		if q := s.queues[d.Name]; q != nil {
-			ds.Queued = len(q.pending)
-		}
+		ds := deviceStatus{DeviceInfo: d, Queued: load[d.Name].Queued, Running: load[d.Name].Running}
 		for _, t := range running.Tasks {
-			if t.Device == d.Name {
-				ds.Running = t.ID
+			if t.Device == d.Name && ds.Running == "" {
+				ds.Running = t.ID // run by another process sharing the store
 			}
 		}
 		out = append(out, ds)
 	}
-	s.mu.Unlock()
 	writeJSON(w, http.StatusOK, map[string]any{"devices": out})
 	return nil
-}
-
-// enqueue puts a task at the end of its device's queue and makes sure a
-// goroutine drains that queue.
-func (s *Server) enqueue(t storage.Task) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return
-	}
-	q := s.queues[t.Device]
-	if q == nil {
-		q = &deviceQueue{}
-		s.queues[t.Device] = q
-	}
-	q.pending = append(q.pending, t.ID)
-	if !q.active {
-		q.active = true
-		s.wg.Add(1)
-		go s.drain(t.Device, q)
-	}
-}
-
-// drain runs a device's tasks one after another until its queue is empty.
-func (s *Server) drain(dev string, q *deviceQueue) {
-	defer s.wg.Done()
-	for {
-		s.mu.Lock()
-		if len(q.pending) == 0 || s.closed {
-			q.active = false
-			s.mu.Unlock()
-			return
-		}
-		id := q.pending[0]
-		q.pending = q.pending[1:]
-		s.mu.Unlock()
-		s.runOne(id)
-	}
-}
-
-// runOne takes a queued task through running to its end.
-func (s *Server) runOne(id string) {
-	ctx := context.WithoutCancel(s.ctx) // bookkeeping writes outlive a stop
-	task, err := s.rec.UpdateStatus(ctx, id, storage.Change{From: []lifecycle.Status{lifecycle.Queued}, To: lifecycle.Running,
-		At: s.clock.Now(), Owner: s.cfg.Owner})
-	if err != nil {
-		if !errors.As(err, new(*storage.ConflictError)) {
-			s.log.Error("start task", "task", id, "err", err)
-		}
-		return // cancelled while queued, or gone
-	}
-	runCtx, cancel := context.WithCancelCause(s.ctx)
-	rt := &runningTask{cancel: cancel, done: make(chan struct{})}
-	s.mu.Lock()
-	if s.closed {
-		cancel(errServerStopped)
-	}
-	s.running[id] = rt
-	s.mu.Unlock()
-	s.appendStatus(ctx, id, lifecycle.Running, "")
-	s.log.Info("task started", "task", id, "device", task.Device)
-
-	res := s.run(runCtx, task)
-
-	status, reason := res.Status, res.Reason
-	switch cause := context.Cause(runCtx); {
-	case errors.Is(cause, errCancelledByUser):
-		status, reason = lifecycle.Cancelled, "cancelled by request"
-	case errors.Is(cause, errServerStopped):
-		status, reason = lifecycle.Interrupted, "phonepilot stopped while the task was running"
-	case !status.Terminal() || status == lifecycle.Interrupted:
-		reason = fmt.Sprintf("runner ended with status %q: %s", status, reason)
-		status = lifecycle.Failed
-	}
-	if _, err := s.rec.UpdateStatus(ctx, id, storage.Change{From: []lifecycle.Status{lifecycle.Running}, To: status,
-		Reason: reason, At: s.clock.Now(), Usage: res.Usage}); err != nil {
-		s.log.Error("finish task", "task", id, "err", err)
-	}
-	s.appendStatus(ctx, id, status, reason)
-	cancel(nil)
-	s.mu.Lock()
-	delete(s.running, id)
-	s.mu.Unlock()
-	close(rt.done)
-	s.log.Info("task ended", "task", id, "status", status, "reason", reason)
-}
-
-// run opens the device and hands the task to the runner; a runner that
-// panics fails its task, not the server.
-func (s *Server) run(ctx context.Context, task storage.Task) (res Result) {
-	defer func() {
-		if p := recover(); p != nil {
-			s.log.Error("runner panicked", "task", task.ID, "panic", p)
-			res = Result{Status: lifecycle.Failed, Reason: fmt.Sprintf("internal error: %v", p)}
-		}
-	}()
-	dev, release, err := s.devices.Open(ctx, task.Device)
-	if err != nil {
-		return Result{Status: lifecycle.Failed, Reason: fmt.Sprintf("open device %s: %v", task.Device, err)}
-	}
-	defer release()
-	return s.runner.Run(ctx, task, dev, s.rec)
-}
-
-// statusData is the data of a "status" event.
-type statusData struct {
-	Status lifecycle.Status `json:"status"`
-	Reason string `json:"reason,omitempty"`
-}
-
-func (s *Server) appendStatus(ctx context.Context, id string, status lifecycle.Status, reason string) {
-	data, _ := json.Marshal(statusData{Status: status, Reason: reason})
-	if _, err := s.rec.AppendEvent(ctx, storage.Event{TaskID: id, Type: lifecycle.EventStatus, Time: s.clock.Now(), Data: data}); err != nil {
-		s.log.Error("record status event", "task", id, "err", err)
-	}
 }

@@ -1,8 +1,6 @@
 package runtime_test
 
 import (
-	"phonepilot/task/lifecycle"
-
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,6 +9,7 @@ import (
 	"phonepilot/device/sim"
 	"phonepilot/internal/clock"
 	"phonepilot/runtime"
+	"phonepilot/task/lifecycle"
 )
 
 // A task on the in-process simulated phone with the default rule Planner.

@@ -1,8 +1,6 @@
 package runtime
 
 import (
-	"phonepilot/task/lifecycle"
-
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,6 +15,7 @@ import (
 	"phonepilot/perception"
 	"phonepilot/plan"
 	"phonepilot/scene"
+	"phonepilot/task/lifecycle"
 	"phonepilot/tools"
 )
 

@@ -9,8 +9,6 @@
 package runtime
 
 import (
-	"phonepilot/task/lifecycle"
-
 	"context"
 	"errors"
 	"fmt"
@@ -23,6 +21,7 @@ import (
 	"phonepilot/plan/ai"
 	"phonepilot/plan/rule"
 	"phonepilot/scene"
+	"phonepilot/task/lifecycle"
 	"phonepilot/tools"
 )
 

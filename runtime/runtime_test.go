@@ -1,8 +1,6 @@
 package runtime
 
 import (
-	"phonepilot/task/lifecycle"
-
 	"context"
 	"errors"
 	"strings"
@@ -17,6 +15,7 @@ import (
 	_ "phonepilot/plan/ai/anthropic" // registers the provider
 	"phonepilot/plan/rule"
 	"phonepilot/scene"
+	"phonepilot/task/lifecycle"
 	"phonepilot/tools"
 )
 

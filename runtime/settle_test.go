@@ -1,8 +1,6 @@
 package runtime
 
 import (
-	"phonepilot/task/lifecycle"
-
 	"context"
 	"fmt"
 	"sync"
@@ -15,6 +13,7 @@ import (
 	"phonepilot/perception"
 	"phonepilot/plan"
 	"phonepilot/scene"
+	"phonepilot/task/lifecycle"
 	"phonepilot/tools"
 )
 

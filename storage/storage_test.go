@@ -1,7 +1,6 @@
 package storage_test
 
 import (
-	"phonepilot/task/lifecycle"
 	"time"
 
 	"encoding/json"
@@ -10,6 +9,7 @@ import (
 	"testing"
 
 	"phonepilot/storage"
+	"phonepilot/task/lifecycle"
 )
 
 func TestRedactConfig(t *testing.T) {

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"phonepilot/task/lifecycle"
-
 	"context"
 	"encoding/json"
 	"fmt"
@@ -17,6 +15,7 @@ import (
 	"phonepilot/device/sim"
 	"phonepilot/internal/clock"
 	"phonepilot/runtime"
+	"phonepilot/task/lifecycle"
 )
 
 func init() { register(newBenchCmd) }

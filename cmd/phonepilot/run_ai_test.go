@@ -1,8 +1,6 @@
 package main
 
 import (
-	"phonepilot/task/lifecycle"
-
 	"context"
 	"encoding/json"
 	"errors"
@@ -20,6 +18,7 @@ import (
 	"phonepilot/perception/frame"
 	"phonepilot/plan/ai/aitest"
 	"phonepilot/runtime"
+	"phonepilot/task/lifecycle"
 )
 
 const aiGoal = "open Taobao and search Mac mini"

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"phonepilot/task/lifecycle"
-
 	"context"
 	"encoding/json"
 	"path/filepath"
@@ -10,6 +8,7 @@ import (
 	"testing"
 
 	"phonepilot/storage"
+	"phonepilot/task/lifecycle"
 )
 
 // A task run from the CLI is recorded as it runs, so `tasks` and `show` find

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"phonepilot/task/lifecycle"
-
 	"bufio"
 	"context"
 	"database/sql"
@@ -22,6 +20,7 @@ import (
 
 	"phonepilot/storage"
 	"phonepilot/storage/sqlite"
+	"phonepilot/task/lifecycle"
 )
 
 // buildPhonepilot builds the binary once per test run into a temp dir.

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"phonepilot/task/lifecycle"
-
 	"context"
 	"encoding/json"
 	"fmt"
@@ -16,6 +14,8 @@ import (
 	"phonepilot/storage"
 	"phonepilot/storage/postgres"
 	"phonepilot/storage/sqlite"
+	"phonepilot/task"
+	"phonepilot/task/lifecycle"
 )
 
 func init() { register(newTasksCmd) }
@@ -26,7 +26,21 @@ const dbFlagHelp = "database: a SQLite file path (default ~/.local/share/phonepi
 // openStore opens the store --db names: a postgres:// (or postgresql://)
 // URL, a SQLite path (optionally "sqlite:" prefixed), or, when empty, the
 // SQLite file in the user's data directory.
+//
+// Every command that opens the store first ends the tasks that processes
+// now gone left running (a `run` killed with -9): they become interrupted.
 func openStore(ctx context.Context, spec string) (storage.Store, error) {
+	store, err := openStoreOnly(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	// A failed recovery must not keep a user from reading the tasks; the
+	// next command tries again.
+	_, _ = task.Recover(ctx, store, task.DefaultOwner(), nil, nil, nil)
+	return store, nil
+}
+
+func openStoreOnly(ctx context.Context, spec string) (storage.Store, error) {
 	switch {
 	case strings.HasPrefix(spec, "postgres://"), strings.HasPrefix(spec, "postgresql://"):
 		return postgres.Open(ctx, spec)

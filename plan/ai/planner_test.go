@@ -1,8 +1,6 @@
 package ai_test
 
 import (
-	"phonepilot/task/lifecycle"
-
 	"context"
 	"encoding/json"
 	"errors"
@@ -21,6 +19,7 @@ import (
 	"phonepilot/plan/ai"
 	"phonepilot/plan/ai/aitest"
 	"phonepilot/scene"
+	"phonepilot/task/lifecycle"
 	"phonepilot/tools"
 )
 

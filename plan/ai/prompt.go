@@ -1,13 +1,12 @@
 package ai
 
 import (
-	"phonepilot/task/lifecycle"
-
 	"fmt"
 	"strconv"
 	"strings"
 
 	"phonepilot/plan"
+	"phonepilot/task/lifecycle"
 	"phonepilot/tools"
 )
 

@@ -1,8 +1,6 @@
 package ai_test
 
 import (
-	"phonepilot/task/lifecycle"
-
 	"context"
 	"errors"
 	"reflect"
@@ -18,6 +16,7 @@ import (
 	"phonepilot/plan/ai/aitest"
 	_ "phonepilot/plan/ai/anthropic"
 	_ "phonepilot/plan/ai/openai"
+	"phonepilot/task/lifecycle"
 )
 
 // baseURL is how a user points each provider at a server: Anthropic's SDK

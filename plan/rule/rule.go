@@ -11,8 +11,6 @@
 package rule
 
 import (
-	"phonepilot/task/lifecycle"
-
 	"context"
 	"errors"
 	"fmt"
@@ -22,6 +20,7 @@ import (
 
 	"phonepilot/plan"
 	"phonepilot/scene"
+	"phonepilot/task/lifecycle"
 	"phonepilot/tools"
 )
 

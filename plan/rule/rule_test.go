@@ -1,14 +1,13 @@
 package rule
 
 import (
-	"phonepilot/task/lifecycle"
-
 	"context"
 	"strings"
 	"testing"
 
 	"phonepilot/plan"
 	"phonepilot/scene"
+	"phonepilot/task/lifecycle"
 	"phonepilot/tools"
 )
 

@@ -1,13 +1,12 @@
 package rule
 
 import (
-	"phonepilot/task/lifecycle"
-
 	"strconv"
 	"strings"
 
 	"phonepilot/plan"
 	"phonepilot/scene"
+	"phonepilot/task/lifecycle"
 	"phonepilot/tools"
 )
 

@@ -1,8 +1,6 @@
 package sqlite_test
 
 import (
-	"phonepilot/task/lifecycle"
-
 	"context"
 	"fmt"
 	"os"
@@ -12,6 +10,7 @@ import (
 	"phonepilot/plan"
 	"phonepilot/storage"
 	"phonepilot/storage/sqlite"
+	"phonepilot/task/lifecycle"
 	"phonepilot/tools"
 )
 

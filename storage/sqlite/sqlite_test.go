@@ -1,8 +1,6 @@
 package sqlite_test
 
 import (
-	"phonepilot/task/lifecycle"
-
 	"database/sql"
 	"path/filepath"
 	"strings"
@@ -12,6 +10,7 @@ import (
 	"phonepilot/storage"
 	"phonepilot/storage/sqlite"
 	"phonepilot/storage/storagetest"
+	"phonepilot/task/lifecycle"
 )
 
 func TestConformance(t *testing.T) {

@@ -4,8 +4,6 @@
 package storagetest
 
 import (
-	"phonepilot/task/lifecycle"
-
 	"context"
 	"encoding/json"
 	"errors"
@@ -18,6 +16,7 @@ import (
 
 	"phonepilot/plan"
 	"phonepilot/storage"
+	"phonepilot/task/lifecycle"
 	"phonepilot/tools"
 )
 

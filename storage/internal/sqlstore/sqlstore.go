@@ -6,8 +6,6 @@
 package sqlstore
 
 import (
-	"phonepilot/task/lifecycle"
-
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -19,6 +17,7 @@ import (
 
 	"phonepilot/plan"
 	"phonepilot/storage"
+	"phonepilot/task/lifecycle"
 	"phonepilot/tools"
 )
 
