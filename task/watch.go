@@ -76,8 +76,10 @@ func (s *Service) Watch(ctx context.Context, id string, after int64, fn func(sto
 			if len(events) == watchPage {
 				continue
 			}
+			// The stored status, not Get's: a task whose end is not
+			// written yet has not handed its last events over either.
 			var t storage.Task
-			if t, err = s.Get(ctx, id); err == nil && t.Status.Terminal() {
+			if t, err = s.store.Task(ctx, id); err == nil && t.Status.Terminal() {
 				// The final status event is written just after the status
 				// itself; look again before ending.
 				if len(events) == 0 {
