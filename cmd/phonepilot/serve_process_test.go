@@ -213,6 +213,54 @@ func TestServeKilledMidTask(t *testing.T) {
 	}
 }
 
+// SIGTERM while a client follows a running task: the task is marked
+// interrupted first, then the open stream sends that status and its end
+// event before the server exits.
+func TestServeSIGTERMEndsStreamsWithEnd(t *testing.T) {
+	t.Parallel()
+	bin := buildPhonepilot(t)
+	db := filepath.Join(t.TempDir(), "phonepilot.db")
+	sp := startServeProcess(t, bin, db, "--sim-profile", "slow")
+	task := postTask(t, sp.url, "open Taobao and search Mac mini", "sim:term")
+	resp, err := http.Get(sp.url + "/v1/tasks/" + task.ID + "/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	events := make(chan streamed, 1000)
+	go readStream(resp.Body, events)
+	deadline := time.After(60 * time.Second)
+	for started := false; !started; {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				t.Fatalf("stream ended early; stderr:\n%s", sp.stderr.String())
+			}
+			started = ev.event == "step_started"
+			if ev.event == "end" {
+				t.Fatalf("the task ended (%s) before SIGTERM: make it slower", ev.data)
+			}
+		case <-deadline:
+			t.Fatal("no step started within 60 s")
+		}
+	}
+	if err := sp.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	var last []streamed
+	for ev := range events {
+		last = append(last, ev)
+	}
+	if err := sp.cmd.Wait(); err != nil {
+		t.Errorf("serve after SIGTERM: %v", err)
+	}
+	n := len(last)
+	if n < 2 || last[n-1].event != "end" || !strings.Contains(last[n-1].data, `"interrupted"`) ||
+		last[n-2].event != "status" || !strings.Contains(last[n-2].data, `"interrupted"`) {
+		t.Fatalf("the stream after SIGTERM ended with %+v, want a status interrupted then end", last)
+	}
+}
+
 // chromiumPath finds Debian's chromium, or skips (fails under
 // PHONEPILOT_INTEGRATION=1).
 func chromiumPath(t *testing.T) string {
