@@ -50,6 +50,21 @@ func TestCreateTaskRunsToCompletion(t *testing.T) {
 	if done.Reason != "done" || done.Started == nil || done.Finished == nil || done.Usage.InputTokens != 5 {
 		t.Errorf("completed task = %+v", done)
 	}
+	// GET has the cause (none: it completed) and the final screen; the list
+	// leaves the screen out.
+	var raw map[string]json.RawMessage
+	h.do("GET", "/v1/tasks/"+task.ID, "", &raw)
+	var final struct {
+		Package string `json:"package"`
+	}
+	if err := json.Unmarshal(raw["final_scene"], &final); err != nil || final.Package != "com.example" {
+		t.Errorf("final_scene = %s (%v)", raw["final_scene"], err)
+	}
+	var page struct{ Tasks []map[string]json.RawMessage }
+	h.do("GET", "/v1/tasks", "", &page)
+	if len(page.Tasks) != 1 || page.Tasks[0]["final_scene"] != nil {
+		t.Errorf("the list carries final_scene: %v", page.Tasks)
+	}
 	var steps struct{ Steps []storage.Step }
 	if resp := h.do("GET", "/v1/tasks/"+task.ID+"/steps", "", &steps); resp.StatusCode != 200 {
 		t.Fatalf("steps: %d", resp.StatusCode)
@@ -621,5 +636,61 @@ func TestStartLeavesLiveOwnersAlone(t *testing.T) {
 	var e apiError
 	if resp := h2.do("POST", "/v1/tasks/"+liveRunning.ID+"/cancel", "", &e); resp.StatusCode != 409 || !strings.Contains(e.Error.Message, "another phonepilot process") {
 		t.Errorf("cancel a task running elsewhere: %d %+v", resp.StatusCode, e)
+	}
+}
+
+// A task the device cannot open fails with cause device_gone, and GET says
+// so in its own field.
+func TestCauseReturned(t *testing.T) {
+	h := newHarness(t, newFakeRunner(1), nil)
+	task := h.create("open Taobao", "sim:broken")
+	got := h.waitStatus(task.ID, lifecycle.Failed)
+	if got.Cause != lifecycle.CauseDeviceGone || !strings.Contains(got.Reason, "device offline") {
+		t.Errorf("failed task: cause %q reason %q", got.Cause, got.Reason)
+	}
+	var raw map[string]any
+	h.do("GET", "/v1/tasks/"+task.ID, "", &raw)
+	if raw["cause"] != string(lifecycle.CauseDeviceGone) {
+		t.Errorf("GET cause = %v", raw["cause"])
+	}
+}
+
+// GET /v1/lifecycle lists the words of lifecycle, and the OpenAPI document's
+// enums are the same lists: nobody has to spell them.
+func TestLifecycleVocabulary(t *testing.T) {
+	h := newHarness(t, newFakeRunner(0), nil)
+	var doc struct {
+		Statuses, Terminal, Causes, EventTypes, StepStatuses []string
+	}
+	var raw map[string][]string
+	if resp := h.do("GET", "/v1/lifecycle", "", &raw); resp.StatusCode != 200 {
+		t.Fatal(resp.StatusCode)
+	}
+	doc.Statuses, doc.Terminal, doc.Causes, doc.EventTypes, doc.StepStatuses = raw["statuses"], raw["terminal"], raw["causes"], raw["event_types"], raw["step_statuses"]
+	strs := func(v any) []string {
+		b, _ := json.Marshal(v)
+		var out []string
+		json.Unmarshal(b, &out)
+		return out
+	}
+	if !slices.Equal(doc.Statuses, strs(lifecycle.Statuses)) || !slices.Equal(doc.Causes, strs(lifecycle.Causes)) ||
+		!slices.Equal(doc.EventTypes, strs(lifecycle.EventTypes)) || !slices.Equal(doc.StepStatuses, strs(lifecycle.StepStatuses)) {
+		t.Errorf("GET /v1/lifecycle = %+v", doc)
+	}
+	if !slices.Equal(doc.Terminal, []string{"completed", "failed", "cancelled", "interrupted"}) {
+		t.Errorf("terminal = %v", doc.Terminal)
+	}
+	var spec struct {
+		Components struct {
+			Schemas map[string]struct {
+				Enum []string `json:"enum"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	h.do("GET", "/v1/openapi.json", "", &spec)
+	sc := spec.Components.Schemas
+	if !slices.Equal(sc["Status"].Enum, doc.Statuses) || !slices.Equal(sc["Cause"].Enum, append([]string{""}, doc.Causes...)) ||
+		!slices.Equal(sc["EventType"].Enum, doc.EventTypes) || !slices.Equal(sc["StepStatus"].Enum, doc.StepStatuses) {
+		t.Errorf("the OpenAPI enums differ from lifecycle's lists: %+v", sc)
 	}
 }

@@ -181,6 +181,7 @@ func (s *Server) routeTable() []route {
 	return []route{
 		{"GET", "/healthz", false, s.healthz},
 		{"GET", "/v1/openapi.json", false, s.openAPI},
+		{"GET", "/v1/lifecycle", false, s.lifecycle},
 		{"POST", "/v1/tasks", true, s.createTask},
 		{"GET", "/v1/tasks", true, s.listTasks},
 		{"GET", "/v1/tasks/{id}", true, s.getTask},

@@ -196,3 +196,24 @@ func (s *Server) listDevices(w http.ResponseWriter, r *http.Request) error {
 	writeJSON(w, http.StatusOK, map[string]any{"devices": out})
 	return nil
 }
+
+// lifecycleDoc is the vocabulary of GET /v1/lifecycle: the web page (and
+// any client) takes the words from here instead of spelling them.
+type lifecycleDoc struct {
+	Statuses     []lifecycle.Status     `json:"statuses"`
+	Terminal     []lifecycle.Status     `json:"terminal"`
+	Causes       []lifecycle.Cause      `json:"causes"`
+	EventTypes   []lifecycle.EventType  `json:"event_types"`
+	StepStatuses []lifecycle.StepStatus `json:"step_statuses"`
+}
+
+func (s *Server) lifecycle(w http.ResponseWriter, r *http.Request) error {
+	doc := lifecycleDoc{Statuses: lifecycle.Statuses, Causes: lifecycle.Causes, EventTypes: lifecycle.EventTypes, StepStatuses: lifecycle.StepStatuses}
+	for _, st := range lifecycle.Statuses {
+		if st.Terminal() {
+			doc.Terminal = append(doc.Terminal, st)
+		}
+	}
+	writeJSON(w, http.StatusOK, doc)
+	return nil
+}
