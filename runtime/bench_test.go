@@ -9,6 +9,7 @@ import (
 	"phonepilot/device"
 	"phonepilot/device/sim"
 	"phonepilot/internal/clock"
+	"phonepilot/plan/rule"
 	"phonepilot/scene"
 	"phonepilot/task/lifecycle"
 )
@@ -67,7 +68,7 @@ func BenchmarkStepOverhead(b *testing.B) {
 					b.Fatal(err)
 				}
 				td := &timedDevice{d: p.Device()}
-				r, err := New(Defaults(), td, Options{Clock: clk, Logger: slog.New(slog.DiscardHandler)})
+				r, err := New(Defaults(), td, rule.New(), Options{Clock: clk, Logger: slog.New(slog.DiscardHandler)})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -8,6 +8,7 @@ import (
 
 	"phonepilot/device/sim"
 	"phonepilot/internal/clock"
+	"phonepilot/plan/rule"
 	"phonepilot/runtime"
 	"phonepilot/task/lifecycle"
 )
@@ -20,7 +21,7 @@ func ExampleRunner_Run() {
 	if err != nil {
 		panic(err)
 	}
-	runner, err := runtime.New(runtime.Defaults(), phone.Device(), runtime.Options{
+	runner, err := runtime.New(runtime.Defaults(), phone.Device(), rule.New(), runtime.Options{
 		Clock: clk,
 		OnEvent: func(e runtime.Event) {
 			if e.Type == lifecycle.EventStepFinished {

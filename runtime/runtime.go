@@ -18,17 +18,9 @@ import (
 	"phonepilot/device"
 	"phonepilot/internal/clock"
 	"phonepilot/plan"
-	"phonepilot/plan/ai"
-	"phonepilot/plan/rule"
 	"phonepilot/scene"
 	"phonepilot/task/lifecycle"
 	"phonepilot/tools"
-)
-
-// Planner names Config.Planner accepts.
-const (
-	PlannerRule = "rule"
-	PlannerAI   = "ai"
 )
 
 // Config tunes the loop and the Executor. The zero value is not valid; start
@@ -65,10 +57,6 @@ type Config struct {
 	RecentScenes int
 	// Seed seeds the backoff jitter (reproducible runs).
 	Seed int64
-	// Planner is PlannerRule (default) or PlannerAI.
-	Planner string
-	// AI configures the AIPlanner when Planner is PlannerAI.
-	AI ai.Config
 }
 
 // Defaults returns the configuration a task runs with unless told otherwise.
@@ -85,8 +73,6 @@ func Defaults() Config {
 		RepeatLimit:   3,
 		RecentScenes:  8,
 		Seed:          1,
-		Planner:       PlannerRule,
-		AI:            ai.Defaults(),
 	}
 }
 
@@ -114,22 +100,11 @@ func (c Config) Validate() error {
 	case c.RecentScenes < 1:
 		return fmt.Errorf("runtime: recent_scenes must be at least 1, got %d", c.RecentScenes)
 	}
-	switch c.Planner {
-	case "", PlannerRule:
-	case PlannerAI:
-		if err := c.AI.Validate(); err != nil {
-			return fmt.Errorf("runtime: ai planner: %w", err)
-		}
-	default:
-		return fmt.Errorf("runtime: planner must be %q or %q, got %q", PlannerRule, PlannerAI, c.Planner)
-	}
 	return nil
 }
 
-// Options are what a Runner is given besides its Config.
+// Options are what a Runner is given besides its Config and Planner.
 type Options struct {
-	// Planner, when set, is used as is (it wins over Config.Planner).
-	Planner plan.Planner
 	// Clock drives every wait; clock.Real when nil.
 	Clock clock.Clock
 	// Logger receives debug lines; discarded when nil.
@@ -193,38 +168,25 @@ type Runner struct {
 	onEvent func(Event)
 }
 
-// New checks cfg and builds a Runner. Without an explicit Options.Planner the
-// Planner is chosen by cfg.Planner: the AIPlanner for "ai", else the rule
-// Planner.
-func New(cfg Config, dev device.Device, opt Options) (*Runner, error) {
+// New checks cfg and builds a Runner that asks planner. The Planner is the
+// caller's (cmd/phonepilot builds the rule or the AI planner): the runtime
+// knows nothing of providers, keys or cameras.
+func New(cfg Config, dev device.Device, planner plan.Planner, opt Options) (*Runner, error) {
 	if dev == nil {
 		return nil, errors.New("runtime: no device")
 	}
-	if opt.Planner != nil && cfg.Planner == PlannerAI {
-		// An explicit planner wins; the AI settings need not be valid.
-		cfg.Planner = ""
+	if planner == nil {
+		return nil, errors.New("runtime: no planner")
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	r := &Runner{cfg: cfg, dev: dev, planner: opt.Planner, clock: opt.Clock, log: opt.Logger, onEvent: opt.OnEvent}
+	r := &Runner{cfg: cfg, dev: dev, planner: planner, clock: opt.Clock, log: opt.Logger, onEvent: opt.OnEvent}
 	if r.clock == nil {
 		r.clock = clock.Real{}
 	}
 	if r.log == nil {
 		r.log = slog.New(slog.DiscardHandler)
-	}
-	if r.planner == nil {
-		switch cfg.Planner {
-		case PlannerAI:
-			p, err := ai.New(cfg.AI)
-			if err != nil {
-				return nil, fmt.Errorf("runtime: ai planner: %w", err)
-			}
-			r.planner = p
-		default:
-			r.planner = rule.New()
-		}
 	}
 	return r, nil
 }

@@ -11,7 +11,6 @@ import (
 	"phonepilot/internal/clock"
 	"phonepilot/internal/testlog"
 	"phonepilot/plan"
-	"phonepilot/plan/ai"
 	_ "phonepilot/plan/ai/anthropic" // registers the provider
 	"phonepilot/plan/rule"
 	"phonepilot/scene"
@@ -65,7 +64,7 @@ func newHarness(t *testing.T, cfg Config, p plan.Planner, setup func(*toyPhone))
 		p = rule.New()
 	}
 	h.rec = &recorder{inner: p}
-	r, err := New(cfg, h.phone, Options{Planner: h.rec, Clock: h.clock, Logger: testlog.New(t),
+	r, err := New(cfg, h.phone, h.rec, Options{Clock: h.clock, Logger: testlog.New(t),
 		OnEvent: func(e Event) { h.events = append(h.events, e) }})
 	if err != nil {
 		t.Fatal(err)
@@ -444,44 +443,21 @@ func TestEventsInOrderWithStepScenes(t *testing.T) {
 	}
 }
 
-func TestAIPlannerDisabledDefault(t *testing.T) {
-	r, err := New(Defaults(), newToyPhone(clock.NewFake(epoch)), Options{})
-	if err != nil {
-		t.Fatal(err)
+// The planner is the caller's: New refuses to run without one (it never
+// builds one of its own, the AI planner least of all).
+func TestNewRequiresAPlanner(t *testing.T) {
+	if _, err := New(Defaults(), newToyPhone(clock.NewFake(epoch)), nil, Options{}); err == nil || !strings.Contains(err.Error(), "planner") {
+		t.Fatalf("New without a planner: %v", err)
 	}
-	if _, ok := r.Planner().(*rule.Planner); !ok {
-		t.Errorf("default planner is %T, want the rule planner", r.Planner())
-	}
-}
-
-func TestAIPlannerEnabledViaConfiguration(t *testing.T) {
-	cfg := Defaults()
-	cfg.Planner = PlannerAI
-	cfg.AI.Provider = "anthropic"
-	cfg.AI.APIKey = "test-key"
-	cfg.AI.Model = "claude-test"
-	r, err := New(cfg, newToyPhone(clock.NewFake(epoch)), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := r.Planner().(*ai.Planner); !ok {
-		t.Errorf("planner is %T, want the AI planner", r.Planner())
-	}
-	// A configuration the AI planner cannot use is refused at New.
-	cfg.AI.Provider = "no-such-provider"
-	if _, err := New(cfg, newToyPhone(clock.NewFake(epoch)), Options{}); err == nil || !strings.Contains(err.Error(), "ai") {
-		t.Fatalf("err = %v, want the AI configuration checked", err)
-	}
-	// An explicit planner wins over the configuration.
 	explicit := planFunc(func(ctx context.Context, in plan.Input) (plan.Decision, error) {
 		return plan.Decision{Finish: &plan.Finish{Success: true}}, nil
 	})
-	r, err = New(cfg, newToyPhone(clock.NewFake(epoch)), Options{Planner: explicit})
+	r, err := New(Defaults(), newToyPhone(clock.NewFake(epoch)), explicit, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res := r.Run(context.Background(), "x"); res.Status != lifecycle.Completed {
-		t.Errorf("explicit planner not used: %s", res.Reason)
+		t.Errorf("the given planner not used: %s", res.Reason)
 	}
 }
 
@@ -490,7 +466,6 @@ func TestConfigValidateNamesTheSetting(t *testing.T) {
 		"max_steps":    func(c *Config) { c.MaxSteps = 0 },
 		"step_retries": func(c *Config) { c.StepRetries = 0 },
 		"wait_timeout": func(c *Config) { c.WaitTimeout = -1 },
-		"planner":      func(c *Config) { c.Planner = "magic" },
 	} {
 		c := Defaults()
 		mut(&c)

@@ -11,6 +11,7 @@ import (
 	"phonepilot/device/sim"
 	"phonepilot/internal/clock"
 	"phonepilot/internal/testlog"
+	"phonepilot/plan/rule"
 	"phonepilot/task/lifecycle"
 )
 
@@ -25,7 +26,7 @@ func simRun(t *testing.T, locale, profile string, seed int64, goal string, cfg C
 		t.Fatal(err)
 	}
 	cfg.Seed = seed
-	r, err := New(cfg, p.Device(), Options{Clock: clk, Logger: testlog.New(t)})
+	r, err := New(cfg, p.Device(), rule.New(), Options{Clock: clk, Logger: testlog.New(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +128,7 @@ func TestSimCancelWhileTypingLeavesNoText(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	dev := cancelOnType{&timedDevice{d: p.Device()}, cancel}
-	r, err := New(Defaults(), dev, Options{Clock: clk, Logger: testlog.New(t)})
+	r, err := New(Defaults(), dev, rule.New(), Options{Clock: clk, Logger: testlog.New(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

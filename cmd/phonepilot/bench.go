@@ -200,7 +200,11 @@ func benchOne(ctx context.Context, o benchOptions, locale string, seed int64, mo
 	if mode == modeFixed {
 		cfg.FixedDelay = o.FixedDelay
 	}
-	runner, err := runtime.New(cfg, phone.Device(), runtime.Options{Clock: clk, Logger: slog.New(slog.DiscardHandler)})
+	planner, err := newPlanner(plannerSpec{Name: plannerRule}, nil, nil)
+	if err != nil {
+		return benchRun{}, err
+	}
+	runner, err := runtime.New(cfg, phone.Device(), planner, runtime.Options{Clock: clk, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		return benchRun{}, err
 	}

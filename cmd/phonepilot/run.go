@@ -126,7 +126,6 @@ func runTask(cmd *cobra.Command, o runOptions, args []string) error {
 		level = slog.LevelDebug
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-	rc.AI.Logger = log
 
 	dopt := o.dev
 	dopt.SimLocale, dopt.SimProfile, dopt.SimSeed, dopt.ADBServer = cfg.Sim.Locale, cfg.Sim.Profile, cfg.Sim.Seed, cfg.ADB.Server
@@ -139,15 +138,17 @@ func runTask(cmd *cobra.Command, o runOptions, args []string) error {
 		return exitWith(exitFailed, fmt.Errorf("opening device %s: %w", cfg.Device, err))
 	}
 	defer od.Close()
-	if rc.Planner == runtime.PlannerAI && od.Camera != nil && cfg.AI.Vision {
-		rc.AI.Camera = od.Camera
+	spec := cfg.plannerSpec()
+	planner, err := newPlanner(spec, od.Camera, log)
+	if err != nil {
+		return exitWith(2, err)
 	}
 
 	pr := newStepPrinter(stdout, o.json)
 	// The runtime's events go to the printer and, when recording, to the
 	// task service's recorder (set by the service for the run).
 	var record func(runtime.Event)
-	runner, err := runtime.New(rc, od.Device, runtime.Options{Logger: log, OnEvent: func(e runtime.Event) {
+	runner, err := runtime.New(rc, od.Device, planner, runtime.Options{Logger: log, OnEvent: func(e runtime.Event) {
 		pr.event(e)
 		if record != nil {
 			record(e)
@@ -157,7 +158,7 @@ func runTask(cmd *cobra.Command, o runOptions, args []string) error {
 		return exitWith(2, err)
 	}
 	if !o.json {
-		pr.header(goal, od.Name, rc.Planner)
+		pr.header(goal, od.Name, spec.Name)
 	}
 	var (
 		res runtime.Result
@@ -166,7 +167,7 @@ func runTask(cmd *cobra.Command, o runOptions, args []string) error {
 	if o.noRecord {
 		res = runner.Run(ctx, goal)
 	} else {
-		t, r, err := recordedRun(ctx, cfg, task.Request{Goal: goal, Device: od.Name, Planner: plannerName(rc.Planner), MaxSteps: rc.MaxSteps},
+		t, r, err := recordedRun(ctx, cfg, task.Request{Goal: goal, Device: od.Name, Planner: plannerName(spec.Name), MaxSteps: rc.MaxSteps},
 			od.Device, log, task.RunnerFunc(func(ctx context.Context, t storage.Task, _ device.Device, emit func(runtime.Event)) runtime.Result {
 				record = emit
 				pr.taskID(t.ID)
@@ -180,7 +181,7 @@ func runTask(cmd *cobra.Command, o runOptions, args []string) error {
 	pr.stop()
 
 	if o.json {
-		doc := resultDocument(goal, od.Name, plannerName(rc.Planner), res)
+		doc := resultDocument(goal, od.Name, plannerName(spec.Name), res)
 		doc.ID = id
 		if od.State != nil {
 			sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -239,7 +240,7 @@ func recordedRun(ctx context.Context, cfg appConfig, req task.Request, dev devic
 
 func plannerName(p string) string {
 	if p == "" {
-		return runtime.PlannerRule
+		return plannerRule
 	}
 	return p
 }

@@ -94,7 +94,6 @@ func runServe(cmd *cobra.Command, o serveOptions, ready serveReady) error {
 		level = slog.LevelDebug
 	}
 	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))
-	rc.AI.Logger = log
 
 	store, err := openStore(ctx, cfg.Storage.DB)
 	if err != nil {
@@ -112,13 +111,14 @@ func runServe(cmd *cobra.Command, o serveOptions, ready serveReady) error {
 	acfg := api.Defaults()
 	acfg.Token = cfg.Serve.Token
 	acfg.MaxSteps = rc.MaxSteps
-	acfg.Planners = []string{plannerName(rc.Planner)}
-	for _, p := range []string{runtime.PlannerRule, runtime.PlannerAI} {
+	spec := cfg.plannerSpec()
+	acfg.Planners = []string{plannerName(spec.Name)}
+	for _, p := range plannerNames {
 		if p != acfg.Planners[0] {
 			acfg.Planners = append(acfg.Planners, p)
 		}
 	}
-	svc, err := task.New(task.Config{Snapshot: snapshot, Logger: log}, store, devices, &runtimeRunner{base: rc, log: log})
+	svc, err := task.New(task.Config{Snapshot: snapshot, Logger: log}, store, devices, &runtimeRunner{base: rc, planner: spec, log: log})
 	if err != nil {
 		return exitWith(2, err)
 	}
@@ -188,8 +188,9 @@ func dbLabel(spec string) string {
 
 // runtimeRunner runs a task with the real runtime, recording it as it goes.
 type runtimeRunner struct {
-	base runtime.Config
-	log  *slog.Logger
+	base    runtime.Config
+	planner plannerSpec // its Name is replaced by the task's
+	log     *slog.Logger
 }
 
 var _ task.Runner = (*runtimeRunner)(nil)
@@ -199,14 +200,16 @@ func (r *runtimeRunner) Run(ctx context.Context, t storage.Task, dev device.Devi
 	if t.MaxSteps > 0 {
 		cfg.MaxSteps = t.MaxSteps
 	}
-	cfg.Planner = t.Planner
-	if c := cameraOf(dev); c != nil && cfg.Planner == runtime.PlannerAI && cfg.AI.Vision {
-		cfg.AI.Camera = c
-	}
+	spec := r.planner
+	spec.Name = t.Planner
 	log := r.log.With("task", t.ID)
-	runner, err := runtime.New(cfg, deviceOf(dev), runtime.Options{Logger: log, OnEvent: emit})
+	planner, err := newPlanner(spec, cameraOf(dev), log)
 	if err != nil {
 		return runtime.Result{Status: lifecycle.Failed, Cause: lifecycle.CauseModelError, Reason: err.Error()}
+	}
+	runner, err := runtime.New(cfg, deviceOf(dev), planner, runtime.Options{Logger: log, OnEvent: emit})
+	if err != nil {
+		return runtime.Result{Status: lifecycle.Failed, Cause: lifecycle.CauseStepFailed, Reason: err.Error()}
 	}
 	return runner.Run(ctx, t.Goal)
 }
