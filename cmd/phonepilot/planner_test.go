@@ -11,7 +11,9 @@ import (
 
 type noCamera struct{}
 
-func (noCamera) Capture(ctx context.Context) (frame.Frame, error) { return frame.Frame{}, frame.ErrNoCamera }
+func (noCamera) Capture(ctx context.Context) (frame.Frame, error) {
+	return frame.Frame{}, frame.ErrNoCamera
+}
 
 // An empty planner setting builds the rule planner, never the AI planner,
 // even with AI settings that would work; "ai" builds the AI planner, and
