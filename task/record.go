@@ -28,11 +28,12 @@ type recorder struct {
 	s  *Service
 	id string
 
-	mu     sync.Mutex
-	queue  []record
-	wake   chan struct{}
-	closed bool
-	after  func() // called once the queue drained after close
+	mu      sync.Mutex
+	failing bool // the last write attempt was refused
+	queue   []record
+	wake    chan struct{}
+	closed  bool
+	after   func() // called once the queue drained after close
 }
 
 // record is one pending write.
@@ -103,7 +104,13 @@ func (r *recorder) loop() {
 		}
 		head := r.queue[0]
 		r.mu.Unlock()
-		err := r.s.retry(context.Background(), head.what, head.write, 0)
+		err := r.s.retry(context.Background(), head.what, func(ctx context.Context) error {
+			err := head.write(ctx)
+			r.mu.Lock()
+			r.failing = err != nil && !permanent(err)
+			r.mu.Unlock()
+			return err
+		}, 0)
 		if err != nil && !permanent(err) {
 			// The service stopped while the store was still refusing.
 			r.s.log.Error("task record lost: the store stayed unavailable", "task", r.id, "write", head.what, "err", err,
@@ -127,6 +134,13 @@ func (r *recorder) isClosed() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.closed
+}
+
+// refusing reports whether the store refused the last write attempt.
+func (r *recorder) refusing() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.failing
 }
 
 // flush waits until everything queued so far is written, or for grace.

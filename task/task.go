@@ -620,7 +620,11 @@ func (s *Service) runOne(e *entry, open opener) (storage.Task, runtime.Result, e
 	// the next task after it; a store that is down keeps the backlog, not
 	// the device.
 	if !rec.flush(s.cfg.FlushGrace) {
-		s.log.Warn("task ended but the store has not taken its records yet; they are kept and retried", "task", e.id, "pending", rec.pending())
+		level := slog.LevelDebug // a busy store, still writing
+		if rec.refusing() {
+			level = slog.LevelWarn
+		}
+		s.log.Log(bg, level, "task ended before the store took all its records; they are kept, in order, and written when it can", "task", e.id, "pending", rec.pending())
 	}
 	s.mu.Lock()
 	e.phase, e.final = phaseFinishing, final
