@@ -144,13 +144,13 @@ func Find(ctx context.Context, store FindStore, id string) (storage.Task, error)
 	case 1:
 		return store.Task(ctx, ts[0].ID)
 	}
-	var names []string
-	for i, c := range ts {
-		if i == show {
-			names = append(names, "…")
-			break
-		}
-		names = append(names, c.ID)
+	count := fmt.Sprint(len(ts))
+	if len(ts) > show {
+		ts, count = ts[:show], fmt.Sprintf("more than %d", show)
 	}
-	return storage.Task{}, fmt.Errorf("%q matches %d or more tasks: %s (give more characters): %w", id, len(names), strings.Join(names, ", "), ErrAmbiguous)
+	names := make([]string, len(ts))
+	for i, c := range ts {
+		names[i] = c.ID
+	}
+	return storage.Task{}, fmt.Errorf("%q matches %s tasks: %s (give more characters): %w", id, count, strings.Join(names, ", "), ErrAmbiguous)
 }
