@@ -29,7 +29,8 @@ type recorder struct {
 	id string
 
 	mu      sync.Mutex
-	failing bool // the last write attempt was refused
+	moved   *sync.Cond // the queue shrank or failing changed
+	failing bool       // the last write attempt was refused
 	queue   []record
 	wake    chan struct{}
 	closed  bool
@@ -44,13 +45,22 @@ type record struct {
 
 func (s *Service) newRecorder(id string) *recorder {
 	r := &recorder{s: s, id: id, wake: make(chan struct{}, 1)}
+	r.moved = sync.NewCond(&r.mu)
 	s.recWG.Add(1)
 	go r.loop()
 	return r
 }
 
+// maxBacklog is how many records a healthy store may fall behind before the
+// task waits for it: a slow store paces the task (as writing inline did),
+// while a store that refuses writes never holds the task or its device.
+const maxBacklog = 8
+
 func (r *recorder) push(rec record) {
 	r.mu.Lock()
+	for len(r.queue) >= maxBacklog && !r.failing && r.s.ctx.Err() == nil {
+		r.moved.Wait()
+	}
 	r.queue = append(r.queue, rec)
 	r.mu.Unlock()
 	select {
@@ -108,6 +118,7 @@ func (r *recorder) loop() {
 			err := head.write(ctx)
 			r.mu.Lock()
 			r.failing = err != nil && !permanent(err)
+			r.moved.Broadcast()
 			r.mu.Unlock()
 			return err
 		}, 0)
@@ -117,6 +128,7 @@ func (r *recorder) loop() {
 				"still_queued", r.pending())
 			r.mu.Lock()
 			r.queue = nil
+			r.moved.Broadcast()
 			r.mu.Unlock()
 			continue
 		}
@@ -125,6 +137,7 @@ func (r *recorder) loop() {
 		}
 		r.mu.Lock()
 		r.queue = r.queue[1:]
+		r.moved.Broadcast()
 		r.mu.Unlock()
 		r.s.hub.notify(r.id)
 	}
