@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"phonepilot/storage"
+	"phonepilot/task"
+	"phonepilot/task/lifecycle"
 )
 
 type apiError struct {
@@ -44,9 +46,24 @@ func TestCreateTaskRunsToCompletion(t *testing.T) {
 	if task.ID == "" || task.Goal != "open Taobao and search Mac mini" || task.Device != "sim:a" || task.Planner != "rule" || task.MaxSteps != 12 {
 		t.Errorf("created task = %+v", task)
 	}
-	done := h.waitStatus(task.ID, storage.StatusCompleted)
+	done := h.waitStatus(task.ID, lifecycle.Completed)
 	if done.Reason != "done" || done.Started == nil || done.Finished == nil || done.Usage.InputTokens != 5 {
 		t.Errorf("completed task = %+v", done)
+	}
+	// GET has the cause (none: it completed) and the final screen; the list
+	// leaves the screen out.
+	var raw map[string]json.RawMessage
+	h.do("GET", "/v1/tasks/"+task.ID, "", &raw)
+	var final struct {
+		Package string `json:"package"`
+	}
+	if err := json.Unmarshal(raw["final_scene"], &final); err != nil || final.Package != "com.example" {
+		t.Errorf("final_scene = %s (%v)", raw["final_scene"], err)
+	}
+	var page struct{ Tasks []map[string]json.RawMessage }
+	h.do("GET", "/v1/tasks", "", &page)
+	if len(page.Tasks) != 1 || page.Tasks[0]["final_scene"] != nil {
+		t.Errorf("the list carries final_scene: %v", page.Tasks)
 	}
 	var steps struct{ Steps []storage.Step }
 	if resp := h.do("GET", "/v1/tasks/"+task.ID+"/steps", "", &steps); resp.StatusCode != 200 {
@@ -72,7 +89,7 @@ func TestCreateTaskRunsToCompletion(t *testing.T) {
 }
 
 func TestCreateTaskDefaults(t *testing.T) {
-	h := newHarness(t, newFakeRunner(0), func(c *Config) { c.Snapshot = json.RawMessage(`{"planner":"rule","api_key":"[redacted]"}`) })
+	h := newHarness(t, newFakeRunner(0), nil, func(c *task.Config) { c.Snapshot = json.RawMessage(`{"planner":"rule","api_key":"[redacted]"}`) })
 	var task storage.Task
 	h.do("POST", "/v1/tasks", `{"goal":"  打开设置  "}`, &task)
 	if task.Goal != "打开设置" || task.Device != "sim" || task.Planner != "rule" || task.MaxSteps != 200 {
@@ -144,11 +161,11 @@ func TestListTasksPagedAndFiltered(t *testing.T) {
 	for i := range 5 {
 		task := h.create(fmt.Sprintf("goal %d", i), "sim")
 		ids = append(ids, task.ID)
-		h.waitStatus(task.ID, storage.StatusCompleted)
+		h.waitStatus(task.ID, lifecycle.Completed)
 	}
 	// One failed task, to filter on.
 	broken := h.create("broken", "sim:broken")
-	h.waitStatus(broken.ID, storage.StatusFailed)
+	h.waitStatus(broken.ID, lifecycle.Failed)
 
 	var got []string
 	cursor := ""
@@ -159,7 +176,7 @@ func TestListTasksPagedAndFiltered(t *testing.T) {
 			t.Fatalf("list: %d", resp.StatusCode)
 		}
 		for _, task := range page.Tasks {
-			if task.Status != storage.StatusCompleted {
+			if task.Status != lifecycle.Completed {
 				t.Errorf("status filter returned %s", task.Status)
 			}
 			got = append(got, task.ID)
@@ -228,13 +245,13 @@ func TestCancelRunningQueuedAndFinished(t *testing.T) {
 	running := h.create("long task", "sim:a")
 	<-r.started
 	queued := h.create("behind it", "sim:a")
-	if got := h.waitStatus(queued.ID, storage.StatusQueued); got.Started != nil {
+	if got := h.waitStatus(queued.ID, lifecycle.Queued); got.Started != nil {
 		t.Errorf("queued task has a start time")
 	}
 
 	// Cancel the queued one: it never runs.
 	var task storage.Task
-	if resp := h.do("POST", "/v1/tasks/"+queued.ID+"/cancel", "", &task); resp.StatusCode != 200 || task.Status != storage.StatusCancelled {
+	if resp := h.do("POST", "/v1/tasks/"+queued.ID+"/cancel", "", &task); resp.StatusCode != 200 || task.Status != lifecycle.Cancelled {
 		t.Fatalf("cancel queued: %d %+v", resp.StatusCode, task)
 	}
 	// Let one step through, then cancel the running one.
@@ -247,7 +264,7 @@ func TestCancelRunningQueuedAndFinished(t *testing.T) {
 			t.Fatal("step 1 was not recorded")
 		}
 	}
-	if resp := h.do("POST", "/v1/tasks/"+running.ID+"/cancel", "", &task); resp.StatusCode != 200 || task.Status != storage.StatusCancelled {
+	if resp := h.do("POST", "/v1/tasks/"+running.ID+"/cancel", "", &task); resp.StatusCode != 200 || task.Status != lifecycle.Cancelled {
 		t.Fatalf("cancel running: %d %+v", resp.StatusCode, task)
 	}
 	if task.Reason != "cancelled by request" || task.Finished == nil {
@@ -273,12 +290,12 @@ func TestCancelRunningQueuedAndFinished(t *testing.T) {
 func TestCancelCompletedIsConflict(t *testing.T) {
 	h := newHarness(t, newFakeRunner(1), nil)
 	task := h.create("quick", "sim")
-	h.waitStatus(task.ID, storage.StatusCompleted)
+	h.waitStatus(task.ID, lifecycle.Completed)
 	var e apiError
 	if resp := h.do("POST", "/v1/tasks/"+task.ID+"/cancel", "", &e); resp.StatusCode != 409 {
 		t.Errorf("cancel completed = %d %+v", resp.StatusCode, e)
 	}
-	if got, _ := h.store.Task(t.Context(), task.ID); got.Status != storage.StatusCompleted {
+	if got, _ := h.store.Task(t.Context(), task.ID); got.Status != lifecycle.Completed {
 		t.Errorf("a refused cancel changed the task to %s", got.Status)
 	}
 }
@@ -300,7 +317,7 @@ func TestQueuePerDevice(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("first to start: %v, want a1 and b1 %v", got, want)
 	}
-	if s := h.waitStatus(a2.ID, storage.StatusQueued); s.Status != storage.StatusQueued {
+	if s := h.waitStatus(a2.ID, lifecycle.Queued); s.Status != lifecycle.Queued {
 		t.Fatal("a2 not queued")
 	}
 	var devs struct {
@@ -318,7 +335,7 @@ func TestQueuePerDevice(t *testing.T) {
 		}
 	}()
 	for _, task := range []storage.Task{a1, a2, a3, b1} {
-		h.waitStatus(task.ID, storage.StatusCompleted)
+		h.waitStatus(task.ID, lifecycle.Completed)
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -349,7 +366,7 @@ func TestDevices(t *testing.T) {
 func TestTokenRequired(t *testing.T) {
 	h := newHarness(t, newFakeRunner(1), func(c *Config) { c.Token = "s3cret-token" })
 	task := h.create("with token", "sim")
-	h.waitStatus(task.ID, storage.StatusCompleted)
+	h.waitStatus(task.ID, lifecycle.Completed)
 
 	for _, auth := range []string{"", "Bearer wrong", "Basic s3cret-token", "Bearer s3cret-token-and-more"} {
 		for _, path := range []string{"/v1/tasks", "/v1/tasks/" + task.ID, "/v1/devices", "/v1/tasks/" + task.ID + "/events"} {
@@ -495,15 +512,15 @@ func TestStartRecovers(t *testing.T) {
 	store := h.store
 	ctx := t.Context()
 	crashed, _ := store.CreateTask(ctx, storage.Task{Goal: "was running", Device: "sim", Planner: "rule"})
-	store.UpdateStatus(ctx, crashed.ID, storage.Change{From: []string{storage.StatusQueued}, To: storage.StatusRunning, At: time.Now()})
+	store.UpdateStatus(ctx, crashed.ID, storage.Change{From: []lifecycle.Status{lifecycle.Queued}, To: lifecycle.Running, At: time.Now()})
 	waiting, _ := store.CreateTask(ctx, storage.Task{Goal: "was queued", Device: "sim:a", Planner: "rule"})
 
 	h2 := newHarnessOn(t, store, newFakeRunner(1), nil)
-	got := h2.waitStatus(crashed.ID, storage.StatusInterrupted)
+	got := h2.waitStatus(crashed.ID, lifecycle.Interrupted)
 	if !strings.Contains(got.Reason, "stopped") {
 		t.Errorf("interrupted reason %q", got.Reason)
 	}
-	h2.waitStatus(waiting.ID, storage.StatusCompleted)
+	h2.waitStatus(waiting.ID, lifecycle.Completed)
 }
 
 // Closing the server interrupts running tasks.
@@ -519,7 +536,7 @@ func TestCloseInterruptsRunning(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, _ := h.store.Task(t.Context(), task.ID)
-	if got.Status != storage.StatusInterrupted {
+	if got.Status != lifecycle.Interrupted {
 		t.Errorf("after Close the task is %s, want interrupted", got.Status)
 	}
 	var e apiError
@@ -580,28 +597,28 @@ func TestPageServed(t *testing.T) {
 func TestStartLeavesLiveOwnersAlone(t *testing.T) {
 	h := newHarness(t, newFakeRunner(1), nil)
 	ctx := t.Context()
-	mk := func(goal, status, owner string) storage.Task {
+	mk := func(goal string, status lifecycle.Status, owner string) storage.Task {
 		task, err := h.store.CreateTask(ctx, storage.Task{Goal: goal, Device: "sim:" + goal, Planner: "rule", Status: status, Owner: owner})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return task
 	}
-	liveRunning := mk("lr", storage.StatusRunning, "hostb:11")
-	liveQueued := mk("lq", storage.StatusQueued, "hostb:11")
-	deadRunning := mk("dr", storage.StatusRunning, "hosta:99")
-	deadQueued := mk("dq", storage.StatusQueued, "hosta:99")
+	liveRunning := mk("lr", lifecycle.Running, "hostb:11")
+	liveQueued := mk("lq", lifecycle.Queued, "hostb:11")
+	deadRunning := mk("dr", lifecycle.Running, "hosta:99")
+	deadQueued := mk("dq", lifecycle.Queued, "hosta:99")
 
 	var asked []string
-	h2 := newHarnessOn(t, h.store, newFakeRunner(1), func(c *Config) {
+	h2 := newHarnessOn(t, h.store, newFakeRunner(1), nil, func(c *task.Config) {
 		c.Owner = "hosta:100"
 		c.OwnerGone = func(owner string) bool {
 			asked = append(asked, owner)
 			return owner == "hosta:99"
 		}
 	})
-	h2.waitStatus(deadRunning.ID, storage.StatusInterrupted)
-	done := h2.waitStatus(deadQueued.ID, storage.StatusCompleted)
+	h2.waitStatus(deadRunning.ID, lifecycle.Interrupted)
+	done := h2.waitStatus(deadQueued.ID, lifecycle.Completed)
 	if done.Owner != "hosta:100" {
 		t.Errorf("taken-over task owner %q", done.Owner)
 	}
@@ -619,5 +636,61 @@ func TestStartLeavesLiveOwnersAlone(t *testing.T) {
 	var e apiError
 	if resp := h2.do("POST", "/v1/tasks/"+liveRunning.ID+"/cancel", "", &e); resp.StatusCode != 409 || !strings.Contains(e.Error.Message, "another phonepilot process") {
 		t.Errorf("cancel a task running elsewhere: %d %+v", resp.StatusCode, e)
+	}
+}
+
+// A task the device cannot open fails with cause device_gone, and GET says
+// so in its own field.
+func TestCauseReturned(t *testing.T) {
+	h := newHarness(t, newFakeRunner(1), nil)
+	task := h.create("open Taobao", "sim:broken")
+	got := h.waitStatus(task.ID, lifecycle.Failed)
+	if got.Cause != lifecycle.CauseDeviceGone || !strings.Contains(got.Reason, "device offline") {
+		t.Errorf("failed task: cause %q reason %q", got.Cause, got.Reason)
+	}
+	var raw map[string]any
+	h.do("GET", "/v1/tasks/"+task.ID, "", &raw)
+	if raw["cause"] != string(lifecycle.CauseDeviceGone) {
+		t.Errorf("GET cause = %v", raw["cause"])
+	}
+}
+
+// GET /v1/lifecycle lists the words of lifecycle, and the OpenAPI document's
+// enums are the same lists: nobody has to spell them.
+func TestLifecycleVocabulary(t *testing.T) {
+	h := newHarness(t, newFakeRunner(0), nil)
+	var doc struct {
+		Statuses, Terminal, Causes, EventTypes, StepStatuses []string
+	}
+	var raw map[string][]string
+	if resp := h.do("GET", "/v1/lifecycle", "", &raw); resp.StatusCode != 200 {
+		t.Fatal(resp.StatusCode)
+	}
+	doc.Statuses, doc.Terminal, doc.Causes, doc.EventTypes, doc.StepStatuses = raw["statuses"], raw["terminal"], raw["causes"], raw["event_types"], raw["step_statuses"]
+	strs := func(v any) []string {
+		b, _ := json.Marshal(v)
+		var out []string
+		json.Unmarshal(b, &out)
+		return out
+	}
+	if !slices.Equal(doc.Statuses, strs(lifecycle.Statuses)) || !slices.Equal(doc.Causes, strs(lifecycle.Causes)) ||
+		!slices.Equal(doc.EventTypes, strs(lifecycle.EventTypes)) || !slices.Equal(doc.StepStatuses, strs(lifecycle.StepStatuses)) {
+		t.Errorf("GET /v1/lifecycle = %+v", doc)
+	}
+	if !slices.Equal(doc.Terminal, []string{"completed", "failed", "cancelled", "interrupted"}) {
+		t.Errorf("terminal = %v", doc.Terminal)
+	}
+	var spec struct {
+		Components struct {
+			Schemas map[string]struct {
+				Enum []string `json:"enum"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	h.do("GET", "/v1/openapi.json", "", &spec)
+	sc := spec.Components.Schemas
+	if !slices.Equal(sc["Status"].Enum, doc.Statuses) || !slices.Equal(sc["Cause"].Enum, append([]string{""}, doc.Causes...)) ||
+		!slices.Equal(sc["EventType"].Enum, doc.EventTypes) || !slices.Equal(sc["StepStatus"].Enum, doc.StepStatuses) {
+		t.Errorf("the OpenAPI enums differ from lifecycle's lists: %+v", sc)
 	}
 }

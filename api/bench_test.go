@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"phonepilot/storage"
+	"phonepilot/task/lifecycle"
 )
 
 // The API's own cost on SQLite, with a runner that records nothing: what a
@@ -28,7 +28,7 @@ func BenchmarkCreateTask(b *testing.B) {
 func BenchmarkGetTask(b *testing.B) {
 	h := newHarness(b, newFakeRunner(2), nil)
 	task := h.create("open Taobao and search Mac mini", "sim")
-	h.waitStatus(task.ID, storage.StatusCompleted)
+	h.waitStatus(task.ID, lifecycle.Completed)
 	b.ResetTimer()
 	for b.Loop() {
 		resp, err := http.Get(h.ts.URL + "/v1/tasks/" + task.ID)

@@ -12,65 +12,9 @@ import (
 	"time"
 
 	"phonepilot/storage"
+	"phonepilot/task"
+	"phonepilot/task/lifecycle"
 )
-
-// hub wakes event streams when something of their task was recorded. The
-// store stays the only source of truth; a wake-up only says "look again".
-type hub struct {
-	mu    sync.Mutex
-	waits map[string]chan struct{}
-}
-
-func newHub() *hub { return &hub{waits: map[string]chan struct{}{}} }
-
-// wait returns a channel closed at the task's next notify.
-func (h *hub) wait(task string) <-chan struct{} {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	ch, ok := h.waits[task]
-	if !ok {
-		ch = make(chan struct{})
-		h.waits[task] = ch
-	}
-	return ch
-}
-
-func (h *hub) notify(task string) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if ch, ok := h.waits[task]; ok {
-		close(ch)
-		delete(h.waits, task)
-	}
-}
-
-// notifyingStore is the store a Runner records into: every write wakes the
-// task's event streams.
-type notifyingStore struct {
-	storage.Store
-	hub *hub
-}
-
-func (n *notifyingStore) SaveStep(ctx context.Context, st storage.Step) error {
-	err := n.Store.SaveStep(ctx, st)
-	n.hub.notify(st.TaskID)
-	return err
-}
-
-func (n *notifyingStore) AppendEvent(ctx context.Context, e storage.Event) (storage.Event, error) {
-	e, err := n.Store.AppendEvent(ctx, e)
-	n.hub.notify(e.TaskID)
-	return e, err
-}
-
-func (n *notifyingStore) UpdateStatus(ctx context.Context, id string, c storage.Change) (storage.Task, error) {
-	t, err := n.Store.UpdateStatus(ctx, id, c)
-	n.hub.notify(id)
-	return t, err
-}
-
-// Close is the caller's business: a runner must not close the server's store.
-func (n *notifyingStore) Close() error { return nil }
 
 // streamEvents serves a task's events as server-sent events: everything
 // recorded after Last-Event-ID (or ?after=), then live ones as they are
@@ -93,9 +37,11 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request) error {
 		}
 		after = n
 	}
-	if _, err := s.store.Task(ctx, id); err != nil {
+	if _, err := s.svc.Get(ctx, id); err != nil {
 		return err
 	}
+	s.streams.Add(1)
+	defer s.streams.Done()
 	rc := http.NewResponseController(w)
 	_ = rc.SetWriteDeadline(time.Time{}) // the stream outlives the server's WriteTimeout
 	h := w.Header()
@@ -103,101 +49,56 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request) error {
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
-	if _, err := fmt.Fprint(w, "retry: 1000\n\n"); err != nil {
+	var mu sync.Mutex // the keepalive and the events share the writer
+	write := func(format string, args ...any) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if _, err := fmt.Fprintf(w, format, args...); err != nil {
+			return err
+		}
+		return rc.Flush()
+	}
+	if err := write("retry: 1000\n\n"); err != nil {
 		return nil
 	}
-	_ = rc.Flush()
-
-	poll := time.NewTicker(s.cfg.PollInterval)
-	defer poll.Stop()
-	keepalive := time.NewTicker(15 * time.Second)
-	defer keepalive.Stop()
-	endedQuiet := 0 // drains that found the task ended and nothing new
-	for {
-		wake := s.hub.wait(id)
-		events, err := s.store.Events(ctx, id, after, 200)
-		if err != nil {
-			if ctx.Err() == nil {
-				s.log.Error("event stream", "task", id, "err", err)
-			}
-			return nil // headers are sent; the client reconnects
-		}
-		for _, e := range events {
-			data, err := s.eventData(ctx, e)
-			if err != nil {
-				s.log.Error("event stream", "task", id, "err", err)
-				return nil
-			}
-			if _, err := fmt.Fprintf(w, "id: %d\nevent: %s\ndata: %s\n\n", e.Seq, e.Type, data); err != nil {
-				return nil
-			}
-			after = e.Seq
-		}
-		if len(events) > 0 {
-			if err := rc.Flush(); err != nil {
-				return nil
-			}
-		}
-		if len(events) == 200 {
-			continue
-		}
-		t, err := s.store.Task(ctx, id)
-		if err != nil {
-			return nil
-		}
-		if storage.Terminal(t.Status) {
-			// The final status event is written just after the status
-			// itself; look once more before ending the stream.
-			if len(events) == 0 {
-				endedQuiet++
-			}
-			if endedQuiet >= 2 || lastIsFinal(events) {
-				data, _ := json.Marshal(statusData{Status: t.Status, Reason: t.Reason})
-				fmt.Fprintf(w, "event: end\ndata: %s\n\n", data)
-				_ = rc.Flush()
-				return nil
-			}
-			if len(events) == 0 {
-				select {
-				case <-ctx.Done():
-					return nil
-				case <-wake:
-				case <-time.After(100 * time.Millisecond):
+	kctx, stopKeepalive := context.WithCancel(ctx)
+	defer stopKeepalive()
+	go func() {
+		t := time.NewTicker(s.cfg.Keepalive)
+		defer t.Stop()
+		for {
+			select {
+			case <-kctx.Done():
+				return
+			case <-t.C:
+				if write(": keepalive\n\n") != nil {
+					return
 				}
 			}
-			continue
 		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-wake:
-		case <-poll.C:
-		case <-keepalive.C:
-			if _, err := fmt.Fprint(w, ": keepalive\n\n"); err != nil {
-				return nil
-			}
-			_ = rc.Flush()
+	}()
+	final, err := s.svc.Watch(ctx, id, after, func(e storage.Event) error {
+		data, err := s.eventData(ctx, e)
+		if err != nil {
+			s.log.Error("event stream", "task", id, "err", err)
+			return err
 		}
+		return write("id: %d\nevent: %s\ndata: %s\n\n", e.Seq, e.Type, data)
+	})
+	stopKeepalive()
+	if err != nil {
+		return nil // headers are sent; the client reconnects
 	}
-}
-
-func lastIsFinal(events []storage.Event) bool {
-	if len(events) == 0 {
-		return false
-	}
-	e := events[len(events)-1]
-	if e.Type != "status" {
-		return false
-	}
-	var d statusData
-	return json.Unmarshal(e.Data, &d) == nil && storage.Terminal(d.Status)
+	data, _ := json.Marshal(task.StatusData{Status: final.Status, Cause: final.Cause, Reason: final.Reason})
+	_ = write("event: end\ndata: %s\n\n", data)
+	return nil
 }
 
 // eventData is what a stream sends for an event: the step itself for
 // step_finished, else the stored data with the step number.
 func (s *Server) eventData(ctx context.Context, e storage.Event) ([]byte, error) {
-	if e.Type == "step_finished" && e.Step > 0 {
-		st, err := s.store.Step(ctx, e.TaskID, e.Step)
+	if e.Type == lifecycle.EventStepFinished && e.Step > 0 {
+		st, err := s.svc.Step(ctx, e.TaskID, e.Step)
 		if err == nil {
 			return json.Marshal(st)
 		}

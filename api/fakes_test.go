@@ -19,9 +19,12 @@ import (
 	"phonepilot/device"
 	"phonepilot/internal/testlog"
 	"phonepilot/plan"
+	"phonepilot/runtime"
 	"phonepilot/scene"
 	"phonepilot/storage"
 	"phonepilot/storage/sqlite"
+	"phonepilot/task"
+	"phonepilot/task/lifecycle"
 	"phonepilot/tools"
 )
 
@@ -92,7 +95,7 @@ func newFakeRunner(steps int) *fakeRunner {
 	return &fakeRunner{steps: steps, active: map[string]int{}, maxSeen: map[string]int{}, started: make(chan string, 100)}
 }
 
-func (f *fakeRunner) Run(ctx context.Context, task storage.Task, dev device.Device, rec storage.Store) Result {
+func (f *fakeRunner) Run(ctx context.Context, task storage.Task, dev device.Device, emit func(runtime.Event)) runtime.Result {
 	f.mu.Lock()
 	f.active[task.Device]++
 	f.maxSeen[task.Device] = max(f.maxSeen[task.Device], f.active[task.Device])
@@ -104,33 +107,27 @@ func (f *fakeRunner) Run(ctx context.Context, task storage.Task, dev device.Devi
 		f.mu.Unlock()
 	}()
 	f.started <- task.ID
-	if _, err := rec.AppendEvent(ctx, storage.Event{TaskID: task.ID, Type: "task_started"}); err != nil {
-		return Result{Status: storage.StatusFailed, Reason: err.Error()}
-	}
+	emit(runtime.Event{Type: lifecycle.EventTaskStarted, Time: time.Now(), Reason: task.Goal})
+	sc, _ := dev.Scene(ctx)
 	for n := 1; n <= f.steps; n++ {
 		if f.gate != nil {
 			select {
 			case <-f.gate:
 			case <-ctx.Done():
-				return Result{Status: storage.StatusCancelled, Reason: "cancelled"}
+				return runtime.Result{Status: lifecycle.Cancelled, Cause: lifecycle.CauseCancelled, Reason: "cancelled"}
 			}
 		}
 		if err := ctx.Err(); err != nil {
-			return Result{Status: storage.StatusCancelled, Reason: "cancelled"}
+			return runtime.Result{Status: lifecycle.Cancelled, Cause: lifecycle.CauseCancelled, Reason: "cancelled"}
 		}
-		sc, _ := dev.Scene(ctx)
-		sj, _ := json.Marshal(sc)
 		call := tools.NewCall(tools.Tap, map[string]int{"element": 1})
-		rec.AppendEvent(ctx, storage.Event{TaskID: task.ID, Type: "step_started", Step: n})
-		st := storage.Step{TaskID: task.ID, StepRecord: plan.StepRecord{Number: n, Intent: fmt.Sprintf("step %d", n), Call: call,
-			Attempts: []plan.Attempt{{Number: 1, Result: "tapped [1] Button \"OK\"", Changed: true}}, Status: plan.StepSucceeded,
-			Started: time.Now(), Duration: time.Millisecond}, Scene: sj}
-		if err := rec.SaveStep(ctx, st); err != nil {
-			return Result{Status: storage.StatusFailed, Reason: err.Error()}
-		}
-		rec.AppendEvent(ctx, storage.Event{TaskID: task.ID, Type: "step_finished", Step: n})
+		emit(runtime.Event{Type: lifecycle.EventStepStarted, Step: n, Call: &call, Scene: sc})
+		rec := plan.StepRecord{Number: n, Intent: fmt.Sprintf("step %d", n), Call: call,
+			Attempts: []plan.Attempt{{Number: 1, Result: "tapped [1] Button \"OK\"", Changed: true}}, Status: lifecycle.StepSucceeded,
+			Started: time.Now(), Duration: time.Millisecond}
+		emit(runtime.Event{Type: lifecycle.EventStepFinished, Step: n, Call: &call, Record: &rec, Scene: sc})
 	}
-	return Result{Status: storage.StatusCompleted, Reason: "done", Usage: plan.Usage{InputTokens: 5}}
+	return runtime.Result{Status: lifecycle.Completed, Reason: "done", Usage: plan.Usage{InputTokens: 5}, FinalScene: sc}
 }
 
 type harness struct {
@@ -143,29 +140,37 @@ type harness struct {
 	token   string
 }
 
-func newHarness(t testing.TB, runner *fakeRunner, mutate func(*Config)) *harness {
+func newHarness(t testing.TB, runner *fakeRunner, mutate func(*Config), tmutate ...func(*task.Config)) *harness {
 	t.Helper()
 	store, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "pp.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	return newHarnessOn(t, store, runner, mutate)
+	return newHarnessOn(t, store, runner, mutate, tmutate...)
 }
 
-func newHarnessOn(t testing.TB, store storage.Store, runner *fakeRunner, mutate func(*Config)) *harness {
+func newHarnessOn(t testing.TB, store storage.Store, runner *fakeRunner, mutate func(*Config), tmutate ...func(*task.Config)) *harness {
 	t.Helper()
 	cfg := Defaults()
-	cfg.PollInterval = 50 * time.Millisecond
 	if mutate != nil {
 		mutate(&cfg)
+	}
+	tcfg := task.Config{PollInterval: 50 * time.Millisecond}
+	for _, m := range tmutate {
+		m(&tcfg)
 	}
 	devs := &fakeDevices{}
 	log := testlog.New(t)
 	if _, bench := t.(*testing.B); bench {
 		log = slog.New(slog.DiscardHandler)
 	}
-	srv, err := New(cfg, store, devs, runner, log)
+	tcfg.Logger = log
+	svc, err := task.New(tcfg, store, devs, runner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := New(cfg, svc, devs, log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +226,7 @@ func (h *harness) create(goal, dev string) storage.Task {
 }
 
 // waitStatus polls the task until it has one of the statuses.
-func (h *harness) waitStatus(id string, want ...string) storage.Task {
+func (h *harness) waitStatus(id string, want ...lifecycle.Status) storage.Task {
 	h.t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {

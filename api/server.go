@@ -2,50 +2,26 @@
 // inspect and cancel tasks, a server-sent event stream of a task's progress,
 // and the embedded web page at "/" that uses them.
 //
-// Tasks run one at a time per device, queued in order; tasks on different
-// devices run at once. How a task runs and how a device is opened are the
-// caller's (cmd/phonepilot wires the runtime and the drivers in) through the
-// small Runner and Devices interfaces, so this package is tested with fakes.
+// A task's life (queue, recording, recovery, cancel) is the task package's;
+// this package is HTTP over a task.Service: routes, auth, errors and the
+// event stream's framing.
 package api
 
 import (
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
-	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	"phonepilot/device"
-	"phonepilot/internal/clock"
-	"phonepilot/plan"
-	"phonepilot/storage"
+	"phonepilot/task"
 )
-
-// Runner runs one task on an opened device until it ends. It records the
-// task's steps (when each finishes) and events in rec, which tells the
-// server's live streams. ctx is cancelled when the task is cancelled or the
-// server stops; Run must then return promptly.
-type Runner interface {
-	Run(ctx context.Context, task storage.Task, dev device.Device, rec storage.Store) Result
-}
-
-// Result is how a run ended: a terminal status (completed, failed,
-// cancelled), its reason and the model cost.
-type Result struct {
-	Status string
-	Reason string
-	Usage  plan.Usage
-}
 
 // DeviceInfo describes a device the server can run tasks on.
 type DeviceInfo struct {
@@ -54,13 +30,11 @@ type DeviceInfo struct {
 	State string `json:"state,omitempty"` // as the driver reports it ("device", "offline", …)
 }
 
-// Devices opens devices by name for tasks.
+// Devices names the devices tasks may run on.
 type Devices interface {
-	// Check says whether name is a device this server could open; the error
+	// Check says whether name is a device the server could open; the error
 	// says what is wrong with it.
 	Check(name string) error
-	// Open opens the device for one task; release is called when it ends.
-	Open(ctx context.Context, name string) (dev device.Device, release func(), err error)
 	// List returns the devices known now.
 	List(ctx context.Context) ([]DeviceInfo, error)
 }
@@ -81,31 +55,9 @@ type Config struct {
 	MaxBodyBytes int64
 	// MaxGoalRunes limits the goal's length.
 	MaxGoalRunes int
-	// PollInterval is how often an event stream looks at the store when
-	// nothing in this process told it of news (tasks run by another
-	// process sharing a PostgreSQL database).
-	PollInterval time.Duration
-	// Clock stamps times; clock.Real when nil.
-	Clock clock.Clock
-	// Snapshot is stored with every task as its configuration (secrets
-	// already removed: storage.RedactConfig).
-	Snapshot json.RawMessage
-	// Owner names this process in the tasks it runs; "host:pid" when empty.
-	Owner string
-	// OwnerGone says whether the process named by a running task's owner
-	// has died, so Start may mark its tasks interrupted. Nil means every
-	// other owner is gone: right when one server owns the database (SQLite),
-	// wrong when several share a PostgreSQL database (cmd supplies a check).
-	OwnerGone func(owner string) bool
-}
-
-// DefaultOwner is "host:pid" of this process.
-func DefaultOwner() string {
-	host, err := os.Hostname()
-	if err != nil || host == "" {
-		host = "localhost"
-	}
-	return host + ":" + strconv.Itoa(os.Getpid())
+	// Keepalive is how often an idle event stream sends a comment line so
+	// proxies keep it open.
+	Keepalive time.Duration
 }
 
 // Defaults returns the configuration a server runs with unless told otherwise.
@@ -116,7 +68,7 @@ func Defaults() Config {
 		MaxSteps:      200,
 		MaxBodyBytes:  64 << 10,
 		MaxGoalRunes:  2000,
-		PollInterval:  time.Second,
+		Keepalive:     15 * time.Second,
 	}
 }
 
@@ -133,8 +85,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("api: max_body_bytes must be at least 256, got %d", c.MaxBodyBytes)
 	case c.MaxGoalRunes < 1:
 		return fmt.Errorf("api: max_goal_runes must be at least 1, got %d", c.MaxGoalRunes)
-	case c.PollInterval <= 0:
-		return fmt.Errorf("api: poll_interval must be positive, got %s", c.PollInterval)
+	case c.Keepalive <= 0:
+		return fmt.Errorf("api: keepalive must be positive, got %s", c.Keepalive)
 	}
 	return nil
 }
@@ -160,72 +112,35 @@ func loopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// Server is the HTTP service. Create it with New, call Start, serve
-// Handler, and Close when done.
+// Server is the HTTP service over a task.Service. Create it with New, call
+// Start, serve Handler, and Close when done.
 type Server struct {
 	cfg     Config
-	store   storage.Store // the caller's store
-	rec     *notifyingStore
+	svc     *task.Service
 	devices Devices
-	runner  Runner
 	log     *slog.Logger
-	clock   clock.Clock
 	handler http.Handler
-	hub     *hub
 
 	tokenHash [32]byte
 
-	mu      sync.Mutex
-	queues  map[string]*deviceQueue
-	running map[string]*runningTask
-	closed  bool
-	wg      sync.WaitGroup
-	stop    context.CancelFunc
-	ctx     context.Context
+	streams sync.WaitGroup // open event streams
 }
 
-type deviceQueue struct {
-	pending []string // task IDs in arrival order
-	active  bool     // a goroutine is draining this queue
-}
-
-type runningTask struct {
-	cancel context.CancelCauseFunc
-	done   chan struct{}
-}
-
-// Why a running task's context ends.
-var (
-	errCancelledByUser = errors.New("cancelled by request")
-	errServerStopped   = errors.New("server stopped")
-)
-
-// New builds a server around a store, the devices and a runner.
-func New(cfg Config, store storage.Store, devices Devices, runner Runner, log *slog.Logger) (*Server, error) {
+// New builds a server around a task service and the devices.
+func New(cfg Config, svc *task.Service, devices Devices, log *slog.Logger) (*Server, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if store == nil || devices == nil || runner == nil {
-		return nil, errors.New("api: store, devices and runner are required")
+	if svc == nil || devices == nil {
+		return nil, errors.New("api: a task service and devices are required")
 	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	if cfg.Clock == nil {
-		cfg.Clock = clock.Real{}
-	}
-	if cfg.Owner == "" {
-		cfg.Owner = DefaultOwner()
-	}
-	s := &Server{
-		cfg: cfg, store: store, devices: devices, runner: runner, log: log, clock: cfg.Clock,
-		hub: newHub(), queues: map[string]*deviceQueue{}, running: map[string]*runningTask{},
-	}
-	s.rec = &notifyingStore{Store: store, hub: s.hub}
+	s := &Server{cfg: cfg, svc: svc, devices: devices, log: log}
 	if cfg.Token != "" {
 		s.tokenHash = sha256.Sum256([]byte(cfg.Token))
 	}
-	s.ctx, s.stop = context.WithCancel(context.Background())
 	s.handler = s.routes()
 	return s, nil
 }
@@ -233,86 +148,26 @@ func New(cfg Config, store storage.Store, devices Devices, runner Runner, log *s
 // Handler is the HTTP handler serving the API and the page.
 func (s *Server) Handler() http.Handler { return s.handler }
 
-// Start recovers from a previous run: tasks it left running are marked
-// interrupted, and tasks it left queued are queued again, oldest first.
-func (s *Server) Start(ctx context.Context) error {
-	running, err := s.allTasks(ctx, storage.StatusRunning)
-	if err != nil {
-		return fmt.Errorf("api start: %w", err)
-	}
-	queued, err := s.allTasks(ctx, storage.StatusQueued)
-	if err != nil {
-		return fmt.Errorf("api start: %w", err)
-	}
-	// Owners that are gone: this process's dead predecessors (or, by
-	// default, everyone else). Their running tasks are interrupted and
-	// their queued tasks are taken over; live processes keep theirs.
-	gone := map[string]bool{}
-	for _, t := range append(running, queued...) {
-		if _, seen := gone[t.Owner]; seen || t.Owner == s.cfg.Owner {
-			continue
-		}
-		gone[t.Owner] = s.cfg.OwnerGone == nil || s.cfg.OwnerGone(t.Owner)
-	}
-	var owners []string
-	for o, g := range gone {
-		if g {
-			owners = append(owners, o)
-		}
-	}
-	ids, err := s.store.MarkInterrupted(ctx, owners, "phonepilot stopped while the task was running", s.clock.Now())
-	if err != nil {
-		return fmt.Errorf("api start: %w", err)
-	}
-	for _, id := range ids {
-		s.log.Warn("task interrupted by a previous stop", "task", id)
-		s.appendStatus(ctx, id, storage.StatusInterrupted, "phonepilot stopped while the task was running")
-	}
-	slices.Reverse(queued) // oldest first
-	for _, t := range queued {
-		if t.Owner == s.cfg.Owner || gone[t.Owner] {
-			s.enqueue(t)
-		}
-	}
-	return nil
-}
+// Start starts the task service: tasks a dead process left running become
+// interrupted, and queued tasks are queued again, oldest first.
+func (s *Server) Start(ctx context.Context) error { return s.svc.Start(ctx) }
 
-// allTasks lists every task with a status, newest first.
-func (s *Server) allTasks(ctx context.Context, status string) ([]storage.Task, error) {
-	var out []storage.Task
-	q := storage.Query{Status: status, Limit: storage.MaxPage}
-	for {
-		p, err := s.store.ListTasks(ctx, q)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, p.Tasks...)
-		if p.Next == "" {
-			return out, nil
-		}
-		q.Cursor = p.Next
-	}
-}
-
-// Close stops accepting work, cancels running tasks (they end as
-// interrupted; queued tasks stay queued for the next start) and waits for
-// them, or until ctx ends.
+// Close stops the task service (running tasks end as interrupted, queued
+// ones stay queued for the next start) and then waits for the open event
+// streams: each sends its task's last events and its end first (a stream of
+// a task that stays queued ends without one), or until ctx ends.
 func (s *Server) Close(ctx context.Context) error {
-	s.mu.Lock()
-	s.closed = true
-	for _, rt := range s.running {
-		rt.cancel(errServerStopped)
-	}
-	s.mu.Unlock()
-	s.stop()
+	err := s.svc.Close(ctx)
 	done := make(chan struct{})
-	go func() { s.wg.Wait(); close(done) }()
+	go func() { s.streams.Wait(); close(done) }()
 	select {
 	case <-done:
-		return nil
 	case <-ctx.Done():
-		return fmt.Errorf("api close: tasks still stopping: %w", ctx.Err())
+		if err == nil {
+			err = fmt.Errorf("api close: event streams still open: %w", ctx.Err())
+		}
 	}
+	return err
 }
 
 // route is one endpoint; the OpenAPI document is checked against this table.
@@ -326,6 +181,7 @@ func (s *Server) routeTable() []route {
 	return []route{
 		{"GET", "/healthz", false, s.healthz},
 		{"GET", "/v1/openapi.json", false, s.openAPI},
+		{"GET", "/v1/lifecycle", false, s.lifecycle},
 		{"POST", "/v1/tasks", true, s.createTask},
 		{"GET", "/v1/tasks", true, s.listTasks},
 		{"GET", "/v1/tasks/{id}", true, s.getTask},

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +12,8 @@ import (
 	"unicode/utf8"
 
 	"phonepilot/storage"
+	"phonepilot/task"
+	"phonepilot/task/lifecycle"
 )
 
 // taskRequest is the body of POST /v1/tasks.
@@ -86,31 +87,27 @@ func (s *Server) createTask(w http.ResponseWriter, r *http.Request) error {
 	case req.MaxSteps < 0 || req.MaxSteps > s.cfg.MaxSteps:
 		return badField("max_steps", "must be 1..%d", s.cfg.MaxSteps)
 	}
-	s.mu.Lock()
-	closed := s.closed
-	s.mu.Unlock()
-	if closed {
-		return fmt.Errorf("server is stopping: %w", errConflict)
-	}
-	task, err := s.store.CreateTask(r.Context(), storage.Task{
-		Goal: req.Goal, Device: req.Device, Planner: req.Planner, MaxSteps: req.MaxSteps,
-		Status: storage.StatusQueued, Created: s.clock.Now(), Config: s.cfg.Snapshot,
-		Owner: s.cfg.Owner,
-	})
+	t, err := s.svc.Submit(r.Context(), task.Request{Goal: req.Goal, Device: req.Device, Planner: req.Planner, MaxSteps: req.MaxSteps})
 	if err != nil {
-		return err
+		return serviceError(err)
 	}
-	s.appendStatus(r.Context(), task.ID, storage.StatusQueued, "")
-	s.enqueue(task)
-	w.Header().Set("Location", "/v1/tasks/"+task.ID)
-	writeJSON(w, http.StatusAccepted, task)
+	w.Header().Set("Location", "/v1/tasks/"+t.ID)
+	writeJSON(w, http.StatusAccepted, t)
 	return nil
 }
 
+// serviceError gives the service's refusals their HTTP meaning.
+func serviceError(err error) error {
+	if errors.Is(err, task.ErrClosed) || errors.Is(err, task.ErrConflict) {
+		return fmt.Errorf("%w: %w", errConflict, err)
+	}
+	return err
+}
+
 func (s *Server) listTasks(w http.ResponseWriter, r *http.Request) error {
-	q := storage.Query{Status: r.URL.Query().Get("status"), Cursor: r.URL.Query().Get("cursor")}
-	if q.Status != "" && !storage.ValidStatus(q.Status) {
-		return badField("status", "must be one of %s", strings.Join(storage.Statuses, ", "))
+	q := storage.Query{Status: lifecycle.Status(r.URL.Query().Get("status")), Cursor: r.URL.Query().Get("cursor")}
+	if q.Status != "" && !q.Status.Valid() {
+		return badField("status", "must be one of %s", lifecycle.Join(lifecycle.Statuses, ", "))
 	}
 	if v := r.URL.Query().Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
@@ -124,19 +121,20 @@ func (s *Server) listTasks(w http.ResponseWriter, r *http.Request) error {
 			return badField("cursor", "not a cursor this server gave out")
 		}
 	}
-	page, err := s.store.ListTasks(r.Context(), q)
+	page, err := s.svc.List(r.Context(), q)
 	if err != nil {
 		return err
 	}
 	for i := range page.Tasks {
-		page.Tasks[i].Config = nil // per task only: GET /v1/tasks/{id}
+		page.Tasks[i].Config = nil     // per task only: GET /v1/tasks/{id}
+		page.Tasks[i].FinalScene = nil // likewise
 	}
 	writeJSON(w, http.StatusOK, page)
 	return nil
 }
 
 func (s *Server) getTask(w http.ResponseWriter, r *http.Request) error {
-	t, err := s.store.Task(r.Context(), r.PathValue("id"))
+	t, err := s.svc.Get(r.Context(), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -145,7 +143,7 @@ func (s *Server) getTask(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) getSteps(w http.ResponseWriter, r *http.Request) error {
-	steps, err := s.store.Steps(r.Context(), r.PathValue("id"))
+	steps, err := s.svc.Steps(r.Context(), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -153,58 +151,16 @@ func (s *Server) getSteps(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// cancelTask cancels a queued task at once, or a running one by cancelling
-// its context and waiting (briefly) for it to stop. A finished task is a
-// conflict.
+// cancelTask cancels a queued or running task (exactly one of concurrent
+// cancels succeeds); a final task, or one being cancelled, is a conflict.
 func (s *Server) cancelTask(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("id")
-	ctx := r.Context()
-	t, err := s.store.Task(ctx, id)
+	t, err := s.svc.Cancel(r.Context(), r.PathValue("id"))
 	if err != nil {
-		return err
+		return serviceError(err)
 	}
-	if storage.Terminal(t.Status) {
-		return &storage.ConflictError{ID: id, Current: t.Status, To: storage.StatusCancelled}
-	}
-	if t.Status == storage.StatusQueued {
-		t, err = s.rec.UpdateStatus(ctx, id, storage.Change{From: []string{storage.StatusQueued}, To: storage.StatusCancelled,
-			Reason: "cancelled before it started", At: s.clock.Now()})
-		if err == nil {
-			s.appendStatus(ctx, id, storage.StatusCancelled, t.Reason)
-			writeJSON(w, http.StatusOK, t)
-			return nil
-		}
-		if !errors.As(err, new(*storage.ConflictError)) {
-			return err
-		}
-		// It started meanwhile: cancel it running.
-	}
-	s.mu.Lock()
-	rt := s.running[id]
-	s.mu.Unlock()
-	if rt == nil {
-		t, err = s.store.Task(ctx, id)
-		if err != nil {
-			return err
-		}
-		if storage.Terminal(t.Status) {
-			return &storage.ConflictError{ID: id, Current: t.Status, To: storage.StatusCancelled}
-		}
-		return fmt.Errorf("task %s is %s in another phonepilot process sharing this database; cancel it there: %w", id, t.Status, errConflict)
-	}
-	rt.cancel(errCancelledByUser)
-	select {
-	case <-rt.done:
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	t, err = s.store.Task(ctx, id)
-	if err != nil {
-		return err
-	}
-	if t.Status != storage.StatusCancelled {
+	if t.Status != lifecycle.Cancelled {
 		// It finished on its own before the cancel reached it.
-		return &storage.ConflictError{ID: id, Current: t.Status, To: storage.StatusCancelled}
+		return &storage.ConflictError{ID: t.ID, Current: t.Status, To: lifecycle.Cancelled}
 	}
 	writeJSON(w, http.StatusOK, t)
 	return nil
@@ -222,140 +178,42 @@ func (s *Server) listDevices(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	running, err := s.store.ListTasks(r.Context(), storage.Query{Status: storage.StatusRunning, Limit: storage.MaxPage})
+	running, err := s.svc.List(r.Context(), storage.Query{Status: lifecycle.Running, Limit: storage.MaxPage})
 	if err != nil {
 		return err
 	}
-	s.mu.Lock()
+	load := s.svc.Load()
 	out := make([]deviceStatus, 0, len(devs))
 	for _, d := range devs {
-		ds := deviceStatus{DeviceInfo: d}
-		if q := s.queues[d.Name]; q != nil {
-			ds.Queued = len(q.pending)
-		}
+		ds := deviceStatus{DeviceInfo: d, Queued: load[d.Name].Queued, Running: load[d.Name].Running}
 		for _, t := range running.Tasks {
-			if t.Device == d.Name {
-				ds.Running = t.ID
+			if t.Device == d.Name && ds.Running == "" {
+				ds.Running = t.ID // run by another process sharing the store
 			}
 		}
 		out = append(out, ds)
 	}
-	s.mu.Unlock()
 	writeJSON(w, http.StatusOK, map[string]any{"devices": out})
 	return nil
 }
 
-// enqueue puts a task at the end of its device's queue and makes sure a
-// goroutine drains that queue.
-func (s *Server) enqueue(t storage.Task) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return
-	}
-	q := s.queues[t.Device]
-	if q == nil {
-		q = &deviceQueue{}
-		s.queues[t.Device] = q
-	}
-	q.pending = append(q.pending, t.ID)
-	if !q.active {
-		q.active = true
-		s.wg.Add(1)
-		go s.drain(t.Device, q)
-	}
+// lifecycleDoc is the vocabulary of GET /v1/lifecycle: the web page (and
+// any client) takes the words from here instead of spelling them.
+type lifecycleDoc struct {
+	Statuses     []lifecycle.Status     `json:"statuses"`
+	Terminal     []lifecycle.Status     `json:"terminal"`
+	Causes       []lifecycle.Cause      `json:"causes"`
+	EventTypes   []lifecycle.EventType  `json:"event_types"`
+	StepStatuses []lifecycle.StepStatus `json:"step_statuses"`
 }
 
-// drain runs a device's tasks one after another until its queue is empty.
-func (s *Server) drain(dev string, q *deviceQueue) {
-	defer s.wg.Done()
-	for {
-		s.mu.Lock()
-		if len(q.pending) == 0 || s.closed {
-			q.active = false
-			s.mu.Unlock()
-			return
+func (s *Server) lifecycle(w http.ResponseWriter, r *http.Request) error {
+	doc := lifecycleDoc{Statuses: lifecycle.Statuses, Causes: lifecycle.Causes, EventTypes: lifecycle.EventTypes, StepStatuses: lifecycle.StepStatuses}
+	for _, st := range lifecycle.Statuses {
+		if st.Terminal() {
+			doc.Terminal = append(doc.Terminal, st)
 		}
-		id := q.pending[0]
-		q.pending = q.pending[1:]
-		s.mu.Unlock()
-		s.runOne(id)
 	}
-}
-
-// runOne takes a queued task through running to its end.
-func (s *Server) runOne(id string) {
-	ctx := context.WithoutCancel(s.ctx) // bookkeeping writes outlive a stop
-	task, err := s.rec.UpdateStatus(ctx, id, storage.Change{From: []string{storage.StatusQueued}, To: storage.StatusRunning,
-		At: s.clock.Now(), Owner: s.cfg.Owner})
-	if err != nil {
-		if !errors.As(err, new(*storage.ConflictError)) {
-			s.log.Error("start task", "task", id, "err", err)
-		}
-		return // cancelled while queued, or gone
-	}
-	runCtx, cancel := context.WithCancelCause(s.ctx)
-	rt := &runningTask{cancel: cancel, done: make(chan struct{})}
-	s.mu.Lock()
-	if s.closed {
-		cancel(errServerStopped)
-	}
-	s.running[id] = rt
-	s.mu.Unlock()
-	s.appendStatus(ctx, id, storage.StatusRunning, "")
-	s.log.Info("task started", "task", id, "device", task.Device)
-
-	res := s.run(runCtx, task)
-
-	status, reason := res.Status, res.Reason
-	switch cause := context.Cause(runCtx); {
-	case errors.Is(cause, errCancelledByUser):
-		status, reason = storage.StatusCancelled, "cancelled by request"
-	case errors.Is(cause, errServerStopped):
-		status, reason = storage.StatusInterrupted, "phonepilot stopped while the task was running"
-	case !storage.Terminal(status) || status == storage.StatusInterrupted:
-		reason = fmt.Sprintf("runner ended with status %q: %s", status, reason)
-		status = storage.StatusFailed
-	}
-	if _, err := s.rec.UpdateStatus(ctx, id, storage.Change{From: []string{storage.StatusRunning}, To: status,
-		Reason: reason, At: s.clock.Now(), Usage: res.Usage}); err != nil {
-		s.log.Error("finish task", "task", id, "err", err)
-	}
-	s.appendStatus(ctx, id, status, reason)
-	cancel(nil)
-	s.mu.Lock()
-	delete(s.running, id)
-	s.mu.Unlock()
-	close(rt.done)
-	s.log.Info("task ended", "task", id, "status", status, "reason", reason)
-}
-
-// run opens the device and hands the task to the runner; a runner that
-// panics fails its task, not the server.
-func (s *Server) run(ctx context.Context, task storage.Task) (res Result) {
-	defer func() {
-		if p := recover(); p != nil {
-			s.log.Error("runner panicked", "task", task.ID, "panic", p)
-			res = Result{Status: storage.StatusFailed, Reason: fmt.Sprintf("internal error: %v", p)}
-		}
-	}()
-	dev, release, err := s.devices.Open(ctx, task.Device)
-	if err != nil {
-		return Result{Status: storage.StatusFailed, Reason: fmt.Sprintf("open device %s: %v", task.Device, err)}
-	}
-	defer release()
-	return s.runner.Run(ctx, task, dev, s.rec)
-}
-
-// statusData is the data of a "status" event.
-type statusData struct {
-	Status string `json:"status"`
-	Reason string `json:"reason,omitempty"`
-}
-
-func (s *Server) appendStatus(ctx context.Context, id, status, reason string) {
-	data, _ := json.Marshal(statusData{Status: status, Reason: reason})
-	if _, err := s.rec.AppendEvent(ctx, storage.Event{TaskID: id, Type: "status", Time: s.clock.Now(), Data: data}); err != nil {
-		s.log.Error("record status event", "task", id, "err", err)
-	}
+	writeJSON(w, http.StatusOK, doc)
+	return nil
 }

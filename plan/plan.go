@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"phonepilot/scene"
+	"phonepilot/task/lifecycle"
 	"phonepilot/tools"
 )
 
@@ -39,10 +40,13 @@ type Decision struct {
 	Usage  Usage // model tokens and latency spent on this decision, if any
 }
 
-// Finish ends the task: completed when Success, otherwise failed with Reason.
+// Finish ends the task: completed when Success, otherwise failed with Reason
+// and Cause (lifecycle.CausePlannerGaveUp when empty; a planner that cannot
+// read the goal says lifecycle.CauseGoalNotUnderstood).
 type Finish struct {
 	Success bool
 	Reason  string
+	Cause   lifecycle.Cause
 }
 
 // Usage is what a decision cost.
@@ -90,12 +94,6 @@ type Expectation struct {
 	Text   string         `json:"text,omitempty"`
 }
 
-// Outcome statuses of a step.
-const (
-	StepSucceeded = "succeeded"
-	StepFailed    = "failed"
-)
-
 // Attempt is one try of a step's tool call.
 type Attempt struct {
 	Number   int           `json:"number"`
@@ -107,18 +105,18 @@ type Attempt struct {
 // StepRecord is a step as executed: what was planned, each attempt, and how
 // it ended. The runtime's Memory keeps them; Planners read them.
 type StepRecord struct {
-	Number   int           `json:"number"`
-	Intent   string        `json:"intent"`
-	Call     tools.Call    `json:"call"`
-	Attempts []Attempt     `json:"attempts"`
-	Status   string        `json:"status"` // StepSucceeded or StepFailed
-	Reason   string        `json:"reason,omitempty"`
-	Before   string        `json:"before"` // Scene fingerprint before the step
-	After    string        `json:"after"`  // Scene fingerprint after the step
-	Changed  bool          `json:"changed"`
-	Started  time.Time     `json:"started"`
-	Duration time.Duration `json:"duration_ns"`
-	Usage    Usage         `json:"usage"`
+	Number   int                  `json:"number"`
+	Intent   string               `json:"intent"`
+	Call     tools.Call           `json:"call"`
+	Attempts []Attempt            `json:"attempts"`
+	Status   lifecycle.StepStatus `json:"status"`
+	Reason   string               `json:"reason,omitempty"`
+	Before   string               `json:"before"` // Scene fingerprint before the step
+	After    string               `json:"after"`  // Scene fingerprint after the step
+	Changed  bool                 `json:"changed"`
+	Started  time.Time            `json:"started"`
+	Duration time.Duration        `json:"duration_ns"`
+	Usage    Usage                `json:"usage"`
 }
 
 // SceneRecord is a past screen, kept small: its fingerprint and the compact

@@ -9,7 +9,9 @@ import (
 	"phonepilot/device"
 	"phonepilot/device/sim"
 	"phonepilot/internal/clock"
+	"phonepilot/plan/rule"
 	"phonepilot/scene"
+	"phonepilot/task/lifecycle"
 )
 
 // timedDevice measures the real time spent inside the device, so that a
@@ -66,14 +68,14 @@ func BenchmarkStepOverhead(b *testing.B) {
 					b.Fatal(err)
 				}
 				td := &timedDevice{d: p.Device()}
-				r, err := New(Defaults(), td, Options{Clock: clk, Logger: slog.New(slog.DiscardHandler)})
+				r, err := New(Defaults(), td, rule.New(), Options{Clock: clk, Logger: slog.New(slog.DiscardHandler)})
 				if err != nil {
 					b.Fatal(err)
 				}
 				start := time.Now()
 				res := r.Run(context.Background(), simGoals[loc])
 				elapsed := time.Since(start)
-				if res.Status != StatusCompleted {
+				if res.Status != lifecycle.Completed {
 					b.Fatalf("%s: %s", res.Status, res.Reason)
 				}
 				total += elapsed

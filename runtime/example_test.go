@@ -8,7 +8,9 @@ import (
 
 	"phonepilot/device/sim"
 	"phonepilot/internal/clock"
+	"phonepilot/plan/rule"
 	"phonepilot/runtime"
+	"phonepilot/task/lifecycle"
 )
 
 // A task on the in-process simulated phone with the default rule Planner.
@@ -19,10 +21,10 @@ func ExampleRunner_Run() {
 	if err != nil {
 		panic(err)
 	}
-	runner, err := runtime.New(runtime.Defaults(), phone.Device(), runtime.Options{
+	runner, err := runtime.New(runtime.Defaults(), phone.Device(), rule.New(), runtime.Options{
 		Clock: clk,
 		OnEvent: func(e runtime.Event) {
-			if e.Type == runtime.EventStepFinished {
+			if e.Type == lifecycle.EventStepFinished {
 				fmt.Printf("%d %s: %s\n", e.Step, e.Intent, e.Record.Status)
 			}
 		},

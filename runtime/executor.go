@@ -15,6 +15,7 @@ import (
 	"phonepilot/perception"
 	"phonepilot/plan"
 	"phonepilot/scene"
+	"phonepilot/task/lifecycle"
 	"phonepilot/tools"
 )
 
@@ -285,7 +286,7 @@ func (e *executor) execute(ctx context.Context, number int, ps plan.PlannedStep,
 	}
 	actedOn := planScene // the Scene the call's element index refers to
 	fail := func(reason string) (plan.StepRecord, *scene.Scene, error) {
-		rec.Status, rec.Reason = plan.StepFailed, reason
+		rec.Status, rec.Reason = lifecycle.StepFailed, reason
 		rec.Duration = e.clock.Now().Sub(start)
 		if rec.After == "" {
 			rec.After = rec.Before
@@ -402,7 +403,7 @@ func (e *executor) execute(ctx context.Context, number int, ps plan.PlannedStep,
 		rec.After = e.fp(after)
 		rec.Changed = rec.After != rec.Before
 		if met {
-			rec.Status = plan.StepSucceeded
+			rec.Status = lifecycle.StepSucceeded
 			rec.Duration = e.clock.Now().Sub(start)
 			return rec, actedOn, nil
 		}
@@ -415,7 +416,7 @@ func (e *executor) execute(ctx context.Context, number int, ps plan.PlannedStep,
 // abort ends a step because the task ends (cancelled, disconnected) or the
 // screen could not be read.
 func (e *executor) abort(rec plan.StepRecord, start time.Time, actedOn *scene.Scene, err error) (plan.StepRecord, *scene.Scene, error) {
-	rec.Status = plan.StepFailed
+	rec.Status = lifecycle.StepFailed
 	rec.Reason = err.Error()
 	rec.Duration = e.clock.Now().Sub(start)
 	if rec.After == "" {

@@ -18,23 +18,9 @@ import (
 	"phonepilot/device"
 	"phonepilot/internal/clock"
 	"phonepilot/plan"
-	"phonepilot/plan/ai"
-	"phonepilot/plan/rule"
 	"phonepilot/scene"
+	"phonepilot/task/lifecycle"
 	"phonepilot/tools"
-)
-
-// Task statuses a Result ends with.
-const (
-	StatusCompleted = "completed"
-	StatusFailed    = "failed"
-	StatusCancelled = "cancelled"
-)
-
-// Planner names Config.Planner accepts.
-const (
-	PlannerRule = "rule"
-	PlannerAI   = "ai"
 )
 
 // Config tunes the loop and the Executor. The zero value is not valid; start
@@ -71,10 +57,6 @@ type Config struct {
 	RecentScenes int
 	// Seed seeds the backoff jitter (reproducible runs).
 	Seed int64
-	// Planner is PlannerRule (default) or PlannerAI.
-	Planner string
-	// AI configures the AIPlanner when Planner is PlannerAI.
-	AI ai.Config
 }
 
 // Defaults returns the configuration a task runs with unless told otherwise.
@@ -91,8 +73,6 @@ func Defaults() Config {
 		RepeatLimit:   3,
 		RecentScenes:  8,
 		Seed:          1,
-		Planner:       PlannerRule,
-		AI:            ai.Defaults(),
 	}
 }
 
@@ -120,22 +100,11 @@ func (c Config) Validate() error {
 	case c.RecentScenes < 1:
 		return fmt.Errorf("runtime: recent_scenes must be at least 1, got %d", c.RecentScenes)
 	}
-	switch c.Planner {
-	case "", PlannerRule:
-	case PlannerAI:
-		if err := c.AI.Validate(); err != nil {
-			return fmt.Errorf("runtime: ai planner: %w", err)
-		}
-	default:
-		return fmt.Errorf("runtime: planner must be %q or %q, got %q", PlannerRule, PlannerAI, c.Planner)
-	}
 	return nil
 }
 
-// Options are what a Runner is given besides its Config.
+// Options are what a Runner is given besides its Config and Planner.
 type Options struct {
-	// Planner, when set, is used as is (it wins over Config.Planner).
-	Planner plan.Planner
 	// Clock drives every wait; clock.Real when nil.
 	Clock clock.Clock
 	// Logger receives debug lines; discarded when nil.
@@ -144,24 +113,10 @@ type Options struct {
 	OnEvent func(Event)
 }
 
-// EventType names what an Event reports.
-type EventType string
-
-// The events a run emits, in the order they can occur. EventStatus is last.
-const (
-	EventTaskStarted   EventType = "task_started"
-	EventSceneObserved EventType = "scene_observed"
-	EventPlan          EventType = "plan"
-	EventStepStarted   EventType = "step_started"
-	EventAttempt       EventType = "attempt"
-	EventStepFinished  EventType = "step_finished"
-	EventStatus        EventType = "status"
-)
-
 // Event is one thing that happened during a run. Fields not relevant to the
 // Type are zero.
 type Event struct {
-	Type EventType
+	Type lifecycle.EventType
 	Time time.Time
 	// Step is the step number (1-based) the event belongs to, 0 before any.
 	Step   int
@@ -176,22 +131,29 @@ type Event struct {
 	Scene *scene.Scene
 	// Steps is the Planner's ordered plan (EventPlan).
 	Steps []plan.PlannedStep
-	// Status and Reason are set on EventStatus (Reason also on EventPlan when
-	// re-planning).
-	Status, Reason string
+	// Status, Cause and Reason are set on EventStatus (Reason also on
+	// EventPlan when re-planning, and on EventTaskStarted: the goal).
+	Status lifecycle.Status
+	Cause  lifecycle.Cause
+	Reason string
 	// Usage is the decision's cost on EventPlan, the task's total on
 	// EventStatus.
 	Usage plan.Usage
 }
 
-// Result is how a task ended.
+// Result is how a task ended: a final status, the typed cause (empty when
+// completed) and the reason in words.
 type Result struct {
-	Status   string            `json:"status"`
+	Status   lifecycle.Status  `json:"status"`
+	Cause    lifecycle.Cause   `json:"cause,omitempty"`
 	Reason   string            `json:"reason,omitempty"`
 	Steps    []plan.StepRecord `json:"steps"`
 	Usage    plan.Usage        `json:"usage"`
 	Started  time.Time         `json:"started"`
 	Duration time.Duration     `json:"duration_ns"`
+	// FinalScene is the last screen the loop observed: the screen after the
+	// last action when the task got that far. Nil when none was read.
+	FinalScene *scene.Scene `json:"-"`
 }
 
 // Runner runs tasks on one device. Run may be called again after it returns;
@@ -206,38 +168,25 @@ type Runner struct {
 	onEvent func(Event)
 }
 
-// New checks cfg and builds a Runner. Without an explicit Options.Planner the
-// Planner is chosen by cfg.Planner: the AIPlanner for "ai", else the rule
-// Planner.
-func New(cfg Config, dev device.Device, opt Options) (*Runner, error) {
+// New checks cfg and builds a Runner that asks planner. The Planner is the
+// caller's (cmd/phonepilot builds the rule or the AI planner): the runtime
+// knows nothing of providers, keys or cameras.
+func New(cfg Config, dev device.Device, planner plan.Planner, opt Options) (*Runner, error) {
 	if dev == nil {
 		return nil, errors.New("runtime: no device")
 	}
-	if opt.Planner != nil && cfg.Planner == PlannerAI {
-		// An explicit planner wins; the AI settings need not be valid.
-		cfg.Planner = ""
+	if planner == nil {
+		return nil, errors.New("runtime: no planner")
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	r := &Runner{cfg: cfg, dev: dev, planner: opt.Planner, clock: opt.Clock, log: opt.Logger, onEvent: opt.OnEvent}
+	r := &Runner{cfg: cfg, dev: dev, planner: planner, clock: opt.Clock, log: opt.Logger, onEvent: opt.OnEvent}
 	if r.clock == nil {
 		r.clock = clock.Real{}
 	}
 	if r.log == nil {
 		r.log = slog.New(slog.DiscardHandler)
-	}
-	if r.planner == nil {
-		switch cfg.Planner {
-		case PlannerAI:
-			p, err := ai.New(cfg.AI)
-			if err != nil {
-				return nil, fmt.Errorf("runtime: ai planner: %w", err)
-			}
-			r.planner = p
-		default:
-			r.planner = rule.New()
-		}
 	}
 	return r, nil
 }
@@ -259,14 +208,16 @@ func (r *Runner) emit(e Event) {
 // with StatusCancelled.
 func (r *Runner) Run(ctx context.Context, goal string) Result {
 	res := Result{Started: r.clock.Now(), Steps: []plan.StepRecord{}}
-	r.emit(Event{Type: EventTaskStarted, Time: res.Started, Reason: goal})
-	finish := func(status, reason string) Result {
-		res.Status, res.Reason = status, reason
+	r.emit(Event{Type: lifecycle.EventTaskStarted, Time: res.Started, Reason: goal})
+	finish := func(status lifecycle.Status, cause lifecycle.Cause, reason string) Result {
+		res.Status, res.Cause, res.Reason = status, cause, reason
 		res.Duration = r.clock.Now().Sub(res.Started)
-		r.log.Debug("task ended", "status", status, "reason", reason, "steps", len(res.Steps))
-		r.emit(Event{Type: EventStatus, Step: len(res.Steps), Status: status, Reason: reason, Usage: res.Usage})
+		r.log.Debug("task ended", "status", status, "cause", cause, "reason", reason, "steps", len(res.Steps))
+		r.emit(Event{Type: lifecycle.EventStatus, Step: len(res.Steps), Status: status, Cause: cause, Reason: reason, Usage: res.Usage})
 		return res
 	}
+	fail := func(cause lifecycle.Cause, reason string) Result { return finish(lifecycle.Failed, cause, reason) }
+	end := func(e ending) Result { return finish(e.status, e.cause, e.reason) }
 
 	mem := NewMemory(r.cfg.RecentScenes, r.cfg.RepeatLimit, r.cfg.StuckSteps)
 	exec := newExecutor(r.cfg, r.dev, r.clock, r.log)
@@ -276,7 +227,7 @@ func (r *Runner) Run(ctx context.Context, goal string) Result {
 
 	for {
 		if ctx.Err() != nil {
-			return finish(StatusCancelled, cancelReason(ctx))
+			return end(cancelled(ctx))
 		}
 		sc, err := exec.takeLast(), error(nil)
 		if sc == nil {
@@ -284,17 +235,18 @@ func (r *Runner) Run(ctx context.Context, goal string) Result {
 			exec.takeLast()
 		}
 		if err != nil {
-			if status, reason, ok := fatal(ctx, err); ok {
-				return finish(status, reason)
+			if e, ok := fatal(ctx, err); ok {
+				return end(e)
 			}
-			return finish(StatusFailed, fmt.Sprintf("observing the screen: %v", err))
+			return fail(lifecycle.CauseStepFailed, fmt.Sprintf("observing the screen: %v", err))
 		}
+		res.FinalScene = sc
 		mem.AddScene(sc)
-		r.emit(Event{Type: EventSceneObserved, Step: len(res.Steps), Scene: sc})
+		r.emit(Event{Type: lifecycle.EventSceneObserved, Step: len(res.Steps), Scene: sc})
 
 		stuck := mem.Stuck()
 		if stuck != "" && stuckReported {
-			return finish(StatusFailed, "stuck: "+stuck)
+			return fail(lifecycle.CauseStuck, "stuck: "+stuck)
 		}
 		in := plan.Input{
 			Goal:    goal,
@@ -312,27 +264,27 @@ func (r *Runner) Run(ctx context.Context, goal string) Result {
 		dec, err := r.planner.Plan(ctx, in)
 		res.Usage = res.Usage.Add(dec.Usage)
 		if err != nil {
-			if status, reason, ok := fatal(ctx, err); ok {
-				return finish(status, reason)
+			if e, ok := fatal(ctx, err); ok {
+				return end(e)
 			}
-			return finish(StatusFailed, fmt.Sprintf("planner: %v", err))
+			return fail(lifecycle.CauseModelError, fmt.Sprintf("planner: %v", err))
 		}
-		r.emit(Event{Type: EventPlan, Step: len(res.Steps), Steps: dec.Steps, Reason: replanReason, Usage: dec.Usage})
+		r.emit(Event{Type: lifecycle.EventPlan, Step: len(res.Steps), Steps: dec.Steps, Reason: replanReason, Usage: dec.Usage})
 		if f := finishOf(dec); f != nil {
 			if f.Success {
-				return finish(StatusCompleted, f.Reason)
+				return finish(lifecycle.Completed, lifecycle.CauseNone, f.Reason)
 			}
 			reason := f.Reason
 			if reason == "" {
 				reason = "the planner gave up without a reason"
 			}
-			return finish(StatusFailed, reason)
+			return fail(giveUpCause(f, res.Steps), reason)
 		}
 		if len(dec.Steps) == 0 {
-			return finish(StatusFailed, "the planner returned no step and did not finish the task")
+			return fail(lifecycle.CausePlannerGaveUp, "the planner returned no step and did not finish the task")
 		}
 		if len(res.Steps) >= r.cfg.MaxSteps {
-			return finish(StatusFailed, fmt.Sprintf("reached the maximum of %d steps without reaching the goal", r.cfg.MaxSteps))
+			return fail(lifecycle.CauseMaxSteps, fmt.Sprintf("reached the maximum of %d steps without reaching the goal", r.cfg.MaxSteps))
 		}
 
 		// The runner executes the head of the plan and then observes and
@@ -341,21 +293,25 @@ func (r *Runner) Run(ctx context.Context, goal string) Result {
 		ps := dec.Steps[0]
 		number := len(res.Steps) + 1
 		call := ps.Call
-		r.emit(Event{Type: EventStepStarted, Step: number, Intent: ps.Intent, Call: &call, Scene: sc})
+		r.emit(Event{Type: lifecycle.EventStepStarted, Step: number, Intent: ps.Intent, Call: &call, Scene: sc})
 		rec, actedOn, err := exec.execute(ctx, number, ps, sc, func(a plan.Attempt, c tools.Call) {
-			r.emit(Event{Type: EventAttempt, Step: number, Intent: ps.Intent, Call: &c, Attempt: &a})
+			r.emit(Event{Type: lifecycle.EventAttempt, Step: number, Intent: ps.Intent, Call: &c, Attempt: &a})
 		})
 		rec.Usage = dec.Usage
+		if ctx.Err() != nil && rec.Status == lifecycle.StepFailed {
+			// The step did not fail: the task was cancelled under it.
+			rec.Status, rec.Reason = lifecycle.StepCancelled, cancelled(ctx).reason
+		}
 		mem.AddStep(rec)
 		res.Steps = append(res.Steps, rec)
 		recCopy := rec
-		r.emit(Event{Type: EventStepFinished, Step: number, Intent: ps.Intent, Call: &recCopy.Call, Record: &recCopy, Scene: actedOn})
+		r.emit(Event{Type: lifecycle.EventStepFinished, Step: number, Intent: ps.Intent, Call: &recCopy.Call, Record: &recCopy, Scene: actedOn})
 		if err != nil {
-			if status, reason, ok := fatal(ctx, err); ok {
-				return finish(status, reason)
+			if e, ok := fatal(ctx, err); ok {
+				return end(e)
 			}
 		}
-		if rec.Status == plan.StepFailed {
+		if rec.Status == lifecycle.StepFailed {
 			replan, replanReason = true, fmt.Sprintf("step %d (%s) failed: %s", number, rec.Intent, rec.Reason)
 		} else {
 			replan, replanReason = false, ""
@@ -379,20 +335,41 @@ func finishOf(dec plan.Decision) *plan.Finish {
 	return nil
 }
 
-// fatal classifies errors that end the task whatever the Planner thinks.
-func fatal(ctx context.Context, err error) (status, reason string, ok bool) {
-	switch {
-	case ctx.Err() != nil:
-		return StatusCancelled, cancelReason(ctx), true
-	case errors.Is(err, device.ErrDisconnected):
-		return StatusFailed, fmt.Sprintf("device disconnected: %v", err), true
-	}
-	return "", "", false
+// ending is how a task ends: a final status, its cause and reason.
+type ending struct {
+	status lifecycle.Status
+	cause  lifecycle.Cause
+	reason string
 }
 
-func cancelReason(ctx context.Context) string {
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return "cancelled: the task's deadline passed"
+// fatal classifies errors that end the task whatever the Planner thinks.
+func fatal(ctx context.Context, err error) (ending, bool) {
+	switch {
+	case ctx.Err() != nil:
+		return cancelled(ctx), true
+	case errors.Is(err, device.ErrDisconnected):
+		return ending{lifecycle.Failed, lifecycle.CauseDeviceGone, fmt.Sprintf("device disconnected: %v", err)}, true
 	}
-	return "cancelled"
+	return ending{}, false
+}
+
+// cancelled is the ending of a task whose context ended.
+func cancelled(ctx context.Context) ending {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return ending{lifecycle.Cancelled, lifecycle.CauseCancelled, "cancelled: the task's deadline passed"}
+	}
+	return ending{lifecycle.Cancelled, lifecycle.CauseCancelled, "cancelled"}
+}
+
+// giveUpCause is the cause of a planner's unsuccessful finish: its own
+// when it gave one; step_failed when the step just before failed (the
+// planner could not recover from it); else planner_gave_up.
+func giveUpCause(f *plan.Finish, steps []plan.StepRecord) lifecycle.Cause {
+	switch {
+	case f.Cause != lifecycle.CauseNone:
+		return f.Cause
+	case len(steps) > 0 && steps[len(steps)-1].Status == lifecycle.StepFailed:
+		return lifecycle.CauseStepFailed
+	}
+	return lifecycle.CausePlannerGaveUp
 }

@@ -11,10 +11,10 @@ import (
 	"phonepilot/internal/clock"
 	"phonepilot/internal/testlog"
 	"phonepilot/plan"
-	"phonepilot/plan/ai"
 	_ "phonepilot/plan/ai/anthropic" // registers the provider
 	"phonepilot/plan/rule"
 	"phonepilot/scene"
+	"phonepilot/task/lifecycle"
 	"phonepilot/tools"
 )
 
@@ -64,7 +64,7 @@ func newHarness(t *testing.T, cfg Config, p plan.Planner, setup func(*toyPhone))
 		p = rule.New()
 	}
 	h.rec = &recorder{inner: p}
-	r, err := New(cfg, h.phone, Options{Planner: h.rec, Clock: h.clock, Logger: testlog.New(t),
+	r, err := New(cfg, h.phone, h.rec, Options{Clock: h.clock, Logger: testlog.New(t),
 		OnEvent: func(e Event) { h.events = append(h.events, e) }})
 	if err != nil {
 		t.Fatal(err)
@@ -76,7 +76,7 @@ func newHarness(t *testing.T, cfg Config, p plan.Planner, setup func(*toyPhone))
 func intents(res Result) []string {
 	var out []string
 	for _, s := range res.Steps {
-		out = append(out, s.Intent+" → "+s.Status)
+		out = append(out, s.Intent+" → "+string(s.Status))
 	}
 	return out
 }
@@ -86,7 +86,7 @@ func TestLoopContinuesUntilGoalIsMet(t *testing.T) {
 		t.Run(goal, func(t *testing.T) {
 			h := newHarness(t, Defaults(), nil, func(p *toyPhone) { p.spinner = 800 * time.Millisecond })
 			res := h.runner.Run(context.Background(), goal)
-			if res.Status != StatusCompleted {
+			if res.Status != lifecycle.Completed {
 				t.Fatalf("status %s (%s); steps %v", res.Status, res.Reason, intents(res))
 			}
 			last, typed, launches := h.phone.state()
@@ -114,13 +114,13 @@ func TestLoopStopsAfterMaxSteps(t *testing.T) {
 	})
 	h := newHarness(t, cfg, never, nil)
 	res := h.runner.Run(context.Background(), "wait forever")
-	if res.Status != StatusFailed || !strings.Contains(res.Reason, "maximum of 5 steps") {
+	if res.Status != lifecycle.Failed || res.Cause != lifecycle.CauseMaxSteps || !strings.Contains(res.Reason, "maximum of 5 steps") {
 		t.Fatalf("got %s (%s), want failed at max steps", res.Status, res.Reason)
 	}
 	if len(res.Steps) != 5 {
 		t.Errorf("executed %d steps, want 5", len(res.Steps))
 	}
-	if last := h.events[len(h.events)-1]; last.Type != EventStatus || last.Status != StatusFailed {
+	if last := h.events[len(h.events)-1]; last.Type != lifecycle.EventStatus || last.Status != lifecycle.Failed {
 		t.Errorf("last event %+v, want the failed status", last)
 	}
 }
@@ -154,16 +154,16 @@ func TestExecutorRetriesATransientFailure(t *testing.T) {
 	// Launch first, then drop the next tap (the search bar).
 	h.phone.dropTaps = 0
 	res := h.runner.Run(context.Background(), "open Taobao")
-	if res.Status != StatusCompleted {
+	if res.Status != lifecycle.Completed {
 		t.Fatal(res.Reason)
 	}
 	h.phone.dropTaps = 1
 	res = h.runner.Run(context.Background(), "search Mac mini")
-	if res.Status != StatusCompleted {
+	if res.Status != lifecycle.Completed {
 		t.Fatalf("status %s (%s); steps %v", res.Status, res.Reason, intents(res))
 	}
 	tap := res.Steps[0]
-	if tap.Intent != "tap the search box" || tap.Status != plan.StepSucceeded || len(tap.Attempts) != 2 {
+	if tap.Intent != "tap the search box" || tap.Status != lifecycle.StepSucceeded || len(tap.Attempts) != 2 {
 		t.Fatalf("first step %q %s with %d attempts; want the search box tapped on the 2nd attempt", tap.Intent, tap.Status, len(tap.Attempts))
 	}
 	if tap.Attempts[0].Changed || !tap.Attempts[1].Changed {
@@ -191,7 +191,7 @@ func TestExecutorGivesUpAfterRetryCeiling(t *testing.T) {
 			break
 		}
 	}
-	if failed == nil || failed.Status != plan.StepFailed {
+	if failed == nil || failed.Status != lifecycle.StepFailed {
 		t.Fatalf("no failed search-box step in %v", intents(res))
 	}
 	if len(failed.Attempts) != Defaults().StepRetries {
@@ -201,8 +201,8 @@ func TestExecutorGivesUpAfterRetryCeiling(t *testing.T) {
 		t.Errorf("the dead bar was tapped %d times, want %d (never again after the ceiling)", h.phone.taps, Defaults().StepRetries)
 	}
 	// The task ends failed, and its reason names the step that failed.
-	if res.Status != StatusFailed || !strings.Contains(res.Reason, "tap the search box") {
-		t.Errorf("got %s (%s), want failed naming the step", res.Status, res.Reason)
+	if res.Status != lifecycle.Failed || res.Cause != lifecycle.CauseStepFailed || !strings.Contains(res.Reason, "tap the search box") {
+		t.Errorf("got %s (%s: %s), want failed (step_failed) naming the step", res.Status, res.Cause, res.Reason)
 	}
 	if len(res.Steps) > Defaults().MaxSteps {
 		t.Errorf("%d steps, more than max", len(res.Steps))
@@ -219,11 +219,11 @@ func TestReplanningUsesPriorStepHistory(t *testing.T) {
 		if len(in.History) < 2 {
 			t.Fatalf("re-plan saw %d steps of history, want the launch and the failed tap", len(in.History))
 		}
-		if in.History[0].Intent != "launch Taobao" || in.History[0].Status != plan.StepSucceeded {
+		if in.History[0].Intent != "launch Taobao" || in.History[0].Status != lifecycle.StepSucceeded {
 			t.Errorf("history[0] = %q %s, want the successful launch", in.History[0].Intent, in.History[0].Status)
 		}
 		tap := in.History[len(in.History)-1]
-		if tap.Status != plan.StepFailed || len(tap.Attempts) != Defaults().StepRetries || tap.Reason == "" {
+		if tap.Status != lifecycle.StepFailed || len(tap.Attempts) != Defaults().StepRetries || tap.Reason == "" {
 			t.Errorf("last history step %+v: want the failed tap with its %d attempts and a reason", tap, Defaults().StepRetries)
 		}
 		if _, ok := tools.ElementArg(tap.Call); !ok {
@@ -241,7 +241,7 @@ func TestTargetThatNeverAppearsEndsFailed(t *testing.T) {
 	cfg := Defaults()
 	h := newHarness(t, cfg, nil, nil)
 	res := h.runner.Run(context.Background(), "open Taobao and tap Checkout")
-	if res.Status != StatusFailed || !strings.Contains(res.Reason, "Checkout") {
+	if res.Status != lifecycle.Failed || !strings.Contains(res.Reason, "Checkout") {
 		t.Fatalf("got %s (%s), want failed naming the missing target", res.Status, res.Reason)
 	}
 	if len(res.Steps) > cfg.MaxSteps {
@@ -262,7 +262,7 @@ func TestTargetThatNeverRespondsFailsAfterCeilingAndReplans(t *testing.T) {
 	if replans == 0 {
 		t.Errorf("the planner never re-planned")
 	}
-	if res.Status != StatusFailed || !strings.Contains(res.Reason, "step 2 (tap the search box) failed") {
+	if res.Status != lifecycle.Failed || !strings.Contains(res.Reason, "step 2 (tap the search box) failed") {
 		t.Errorf("reason %q does not name the failed step", res.Reason)
 	}
 }
@@ -272,7 +272,7 @@ func TestWaitsForTargetWithoutFixedSleeps(t *testing.T) {
 	// and no single sleep is a long fixed delay.
 	h := newHarness(t, Defaults(), nil, func(p *toyPhone) { p.spinner = 2 * time.Second })
 	res := h.runner.Run(context.Background(), "open Taobao and search Mac mini")
-	if res.Status != StatusCompleted {
+	if res.Status != lifecycle.Completed {
 		t.Fatalf("%s (%s) %v", res.Status, res.Reason, intents(res))
 	}
 	if !strings.Contains(res.Reason, "results are showing") {
@@ -288,10 +288,10 @@ func TestWaitsForTargetWithoutFixedSleeps(t *testing.T) {
 func TestPopupAfterLaunchIsDismissed(t *testing.T) {
 	h := newHarness(t, Defaults(), nil, func(p *toyPhone) { p.popupAfterLaunch = true })
 	res := h.runner.Run(context.Background(), "open Taobao and search Mac mini")
-	if res.Status != StatusCompleted {
+	if res.Status != lifecycle.Completed {
 		t.Fatalf("%s (%s) %v", res.Status, res.Reason, intents(res))
 	}
-	if res.Steps[1].Intent != "dismiss the popup (Close)" || res.Steps[1].Status != plan.StepSucceeded {
+	if res.Steps[1].Intent != "dismiss the popup (Close)" || res.Steps[1].Status != lifecycle.StepSucceeded {
 		t.Errorf("step 2 = %q, want the popup dismissed right after launch; steps %v", res.Steps[1].Intent, intents(res))
 	}
 	if last, _, _ := h.phone.state(); last != "Mac mini" {
@@ -304,7 +304,7 @@ func TestSubmitRetriedWithoutRetyping(t *testing.T) {
 	// field and presses enter only.
 	h := newHarness(t, Defaults(), nil, func(p *toyPhone) { p.dropEnter = 1 })
 	res := h.runner.Run(context.Background(), "open Taobao and search Mac mini")
-	if res.Status != StatusCompleted {
+	if res.Status != lifecycle.Completed {
 		t.Fatalf("%s (%s) %v", res.Status, res.Reason, intents(res))
 	}
 	_, typed, _ := h.phone.state()
@@ -327,7 +327,7 @@ func TestCancelMidStepIsPromptAndLeavesNoHalfTypedText(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var cancelledAt time.Time
 	h.runner.onEvent = func(e Event) {
-		if e.Type == EventStepStarted && e.Call.Name == tools.TypeText {
+		if e.Type == lifecycle.EventStepStarted && e.Call.Name == tools.TypeText {
 			go func() {
 				time.Sleep(50 * time.Millisecond)
 				cancelledAt = time.Now()
@@ -339,8 +339,13 @@ func TestCancelMidStepIsPromptAndLeavesNoHalfTypedText(t *testing.T) {
 	go func() { done <- h.runner.Run(ctx, "open Taobao and search Mac mini") }()
 	select {
 	case res := <-done:
-		if res.Status != StatusCancelled {
-			t.Fatalf("status %s (%s), want cancelled", res.Status, res.Reason)
+		if res.Status != lifecycle.Cancelled || res.Cause != lifecycle.CauseCancelled {
+			t.Fatalf("status %s (%s: %s), want cancelled", res.Status, res.Cause, res.Reason)
+		}
+		// The step in flight is recorded as cancelled, not as failed.
+		last := res.Steps[len(res.Steps)-1]
+		if last.Call.Name != tools.TypeText || last.Status != lifecycle.StepCancelled {
+			t.Errorf("step in flight %s ended %s (%s), want cancelled", last.Call.Name, last.Status, last.Reason)
 		}
 		if d := time.Since(cancelledAt); d > time.Second {
 			t.Errorf("cancelled after %s, want within 1 s", d)
@@ -356,7 +361,7 @@ func TestCancelMidStepIsPromptAndLeavesNoHalfTypedText(t *testing.T) {
 func TestDeviceDisconnectedFailsTheTask(t *testing.T) {
 	h := newHarness(t, Defaults(), nil, func(p *toyPhone) { p.disconnectAfter = 6 })
 	res := h.runner.Run(context.Background(), "open Taobao and search Mac mini")
-	if res.Status != StatusFailed || !strings.HasPrefix(res.Reason, "device disconnected") {
+	if res.Status != lifecycle.Failed || res.Cause != lifecycle.CauseDeviceGone || !strings.HasPrefix(res.Reason, "device disconnected") {
 		t.Fatalf("got %s (%s), want failed: device disconnected", res.Status, res.Reason)
 	}
 }
@@ -376,7 +381,7 @@ func TestStuckLoopIsReportedThenEndsTheTask(t *testing.T) {
 	if len(stuckSeen) != 1 || !strings.Contains(stuckSeen[0], "same action") {
 		t.Errorf("planner told of the loop %q, want once", stuckSeen)
 	}
-	if res.Status != StatusFailed || !strings.HasPrefix(res.Reason, "stuck:") {
+	if res.Status != lifecycle.Failed || res.Cause != lifecycle.CauseStuck || !strings.HasPrefix(res.Reason, "stuck:") {
 		t.Fatalf("got %s (%s), want failed as stuck", res.Status, res.Reason)
 	}
 	if len(res.Steps) >= cfg.MaxSteps {
@@ -387,8 +392,8 @@ func TestStuckLoopIsReportedThenEndsTheTask(t *testing.T) {
 func TestUnreadableGoalFailsAtOnceAndPointsToAIPlanner(t *testing.T) {
 	h := newHarness(t, Defaults(), nil, nil)
 	res := h.runner.Run(context.Background(), "make me a sandwich")
-	if res.Status != StatusFailed || len(res.Steps) != 0 {
-		t.Fatalf("got %s with %d steps, want failed at once", res.Status, len(res.Steps))
+	if res.Status != lifecycle.Failed || res.Cause != lifecycle.CauseGoalNotUnderstood || len(res.Steps) != 0 {
+		t.Fatalf("got %s (%s) with %d steps, want failed (goal_not_understood) at once", res.Status, res.Cause, len(res.Steps))
 	}
 	if !strings.Contains(res.Reason, "cannot read") || !strings.Contains(res.Reason, "--planner ai") {
 		t.Errorf("reason %q should say the goal is unreadable and point to --planner ai", res.Reason)
@@ -398,15 +403,15 @@ func TestUnreadableGoalFailsAtOnceAndPointsToAIPlanner(t *testing.T) {
 func TestEventsInOrderWithStepScenes(t *testing.T) {
 	h := newHarness(t, Defaults(), nil, nil)
 	res := h.runner.Run(context.Background(), "open Taobao and search Mac mini")
-	if res.Status != StatusCompleted {
+	if res.Status != lifecycle.Completed {
 		t.Fatal(res.Reason)
 	}
-	if h.events[0].Type != EventTaskStarted || h.events[len(h.events)-1].Type != EventStatus {
+	if h.events[0].Type != lifecycle.EventTaskStarted || h.events[len(h.events)-1].Type != lifecycle.EventStatus {
 		t.Fatalf("events start with %s and end with %s", h.events[0].Type, h.events[len(h.events)-1].Type)
 	}
 	finished := 0
 	for _, e := range h.events {
-		if e.Type != EventStepFinished {
+		if e.Type != lifecycle.EventStepFinished {
 			continue
 		}
 		finished++
@@ -419,49 +424,40 @@ func TestEventsInOrderWithStepScenes(t *testing.T) {
 			}
 		}
 	}
+	// The final Scene is the screen after the last action: the last one
+	// observed, not the one the last step acted on.
+	var lastSeen *scene.Scene
+	for _, e := range h.events {
+		if e.Type == lifecycle.EventSceneObserved {
+			lastSeen = e.Scene
+		}
+	}
+	if res.FinalScene == nil || res.FinalScene != lastSeen {
+		t.Errorf("final scene %p, want the last observed %p", res.FinalScene, lastSeen)
+	}
+	if last := res.Steps[len(res.Steps)-1]; res.FinalScene != nil && last.After != "" && last.Before == last.After {
+		t.Errorf("last step did not change the screen; cannot tell the final scene from the acted-on one")
+	}
 	if finished != len(res.Steps) {
 		t.Errorf("%d step_finished events for %d steps", finished, len(res.Steps))
 	}
 }
 
-func TestAIPlannerDisabledDefault(t *testing.T) {
-	r, err := New(Defaults(), newToyPhone(clock.NewFake(epoch)), Options{})
-	if err != nil {
-		t.Fatal(err)
+// The planner is the caller's: New refuses to run without one (it never
+// builds one of its own, the AI planner least of all).
+func TestNewRequiresAPlanner(t *testing.T) {
+	if _, err := New(Defaults(), newToyPhone(clock.NewFake(epoch)), nil, Options{}); err == nil || !strings.Contains(err.Error(), "planner") {
+		t.Fatalf("New without a planner: %v", err)
 	}
-	if _, ok := r.Planner().(*rule.Planner); !ok {
-		t.Errorf("default planner is %T, want the rule planner", r.Planner())
-	}
-}
-
-func TestAIPlannerEnabledViaConfiguration(t *testing.T) {
-	cfg := Defaults()
-	cfg.Planner = PlannerAI
-	cfg.AI.Provider = "anthropic"
-	cfg.AI.APIKey = "test-key"
-	cfg.AI.Model = "claude-test"
-	r, err := New(cfg, newToyPhone(clock.NewFake(epoch)), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := r.Planner().(*ai.Planner); !ok {
-		t.Errorf("planner is %T, want the AI planner", r.Planner())
-	}
-	// A configuration the AI planner cannot use is refused at New.
-	cfg.AI.Provider = "no-such-provider"
-	if _, err := New(cfg, newToyPhone(clock.NewFake(epoch)), Options{}); err == nil || !strings.Contains(err.Error(), "ai") {
-		t.Fatalf("err = %v, want the AI configuration checked", err)
-	}
-	// An explicit planner wins over the configuration.
 	explicit := planFunc(func(ctx context.Context, in plan.Input) (plan.Decision, error) {
 		return plan.Decision{Finish: &plan.Finish{Success: true}}, nil
 	})
-	r, err = New(cfg, newToyPhone(clock.NewFake(epoch)), Options{Planner: explicit})
+	r, err := New(Defaults(), newToyPhone(clock.NewFake(epoch)), explicit, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res := r.Run(context.Background(), "x"); res.Status != StatusCompleted {
-		t.Errorf("explicit planner not used: %s", res.Reason)
+	if res := r.Run(context.Background(), "x"); res.Status != lifecycle.Completed {
+		t.Errorf("the given planner not used: %s", res.Reason)
 	}
 }
 
@@ -470,7 +466,6 @@ func TestConfigValidateNamesTheSetting(t *testing.T) {
 		"max_steps":    func(c *Config) { c.MaxSteps = 0 },
 		"step_retries": func(c *Config) { c.StepRetries = 0 },
 		"wait_timeout": func(c *Config) { c.WaitTimeout = -1 },
-		"planner":      func(c *Config) { c.Planner = "magic" },
 	} {
 		c := Defaults()
 		mut(&c)
@@ -489,8 +484,8 @@ func TestPlannerErrorFailsTheTask(t *testing.T) {
 	})
 	h := newHarness(t, Defaults(), broken, nil)
 	res := h.runner.Run(context.Background(), "x")
-	if res.Status != StatusFailed || !strings.Contains(res.Reason, "model unavailable") {
-		t.Errorf("got %s (%s)", res.Status, res.Reason)
+	if res.Status != lifecycle.Failed || res.Cause != lifecycle.CauseModelError || !strings.Contains(res.Reason, "model unavailable") {
+		t.Errorf("got %s (%s: %s)", res.Status, res.Cause, res.Reason)
 	}
 }
 
@@ -499,7 +494,7 @@ func TestTransientObservationErrorsAreRetried(t *testing.T) {
 	// idle state); the task waits it out instead of failing.
 	h := newHarness(t, Defaults(), nil, func(p *toyPhone) { p.sceneErrors = 12 })
 	res := h.runner.Run(context.Background(), "open Taobao and search Mac mini")
-	if res.Status != StatusCompleted {
+	if res.Status != lifecycle.Completed {
 		t.Fatalf("%s (%s)", res.Status, res.Reason)
 	}
 }
@@ -522,7 +517,7 @@ func TestExecutorWaitsForTheTargetToAppear(t *testing.T) {
 	h = newHarness(t, Defaults(), script, func(p *toyPhone) { p.screen = "home" })
 	h.phone.barAfter = h.clock.Now().Add(2 * time.Second)
 	res := h.runner.Run(context.Background(), "tap the search bar")
-	if res.Status != StatusCompleted || h.phone.screen != "search" {
+	if res.Status != lifecycle.Completed || h.phone.screen != "search" {
 		t.Fatalf("%s (%s), screen %s", res.Status, res.Reason, h.phone.screen)
 	}
 	if d := res.Steps[0].Duration; d < 2*time.Second || d > 3*time.Second {

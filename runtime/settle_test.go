@@ -13,6 +13,7 @@ import (
 	"phonepilot/perception"
 	"phonepilot/plan"
 	"phonepilot/scene"
+	"phonepilot/task/lifecycle"
 	"phonepilot/tools"
 )
 
@@ -233,7 +234,7 @@ func TestStepReadsTheScreenOnceWhenTheOutcomeIsImmediate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rec.Status != plan.StepSucceeded {
+	if rec.Status != lifecycle.StepSucceeded {
 		t.Fatalf("step %s: %s", rec.Status, rec.Reason)
 	}
 	if p.taps != 1 || p.readCount() != 1 {

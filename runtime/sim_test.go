@@ -11,6 +11,8 @@ import (
 	"phonepilot/device/sim"
 	"phonepilot/internal/clock"
 	"phonepilot/internal/testlog"
+	"phonepilot/plan/rule"
+	"phonepilot/task/lifecycle"
 )
 
 // simRun runs goal on an in-process simulated phone on a fake clock (the
@@ -24,7 +26,7 @@ func simRun(t *testing.T, locale, profile string, seed int64, goal string, cfg C
 		t.Fatal(err)
 	}
 	cfg.Seed = seed
-	r, err := New(cfg, p.Device(), Options{Clock: clk, Logger: testlog.New(t)})
+	r, err := New(cfg, p.Device(), rule.New(), Options{Clock: clk, Logger: testlog.New(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +55,7 @@ var simGoals = map[string]string{"en": "open Taobao and search Mac mini", "zh": 
 func TestSimSearchCompletesInBothLocales(t *testing.T) {
 	for _, loc := range []string{"en", "zh"} {
 		res, last := simRun(t, loc, "", 1, simGoals[loc], Defaults())
-		if res.Status != StatusCompleted || last != "Mac mini" {
+		if res.Status != lifecycle.Completed || last != "Mac mini" {
 			t.Errorf("%s: %s (%s), last_search %q; steps %v", loc, res.Status, res.Reason, last, intents(res))
 		}
 	}
@@ -68,7 +70,7 @@ func TestSimRealisticProfileSeeds(t *testing.T) {
 		var failures []string
 		for seed := int64(1); seed <= 20; seed++ {
 			res, last := simRun(t, loc, "realistic", seed, simGoals[loc], Defaults())
-			if res.Status == StatusCompleted && last == "Mac mini" {
+			if res.Status == lifecycle.Completed && last == "Mac mini" {
 				ok++
 				continue
 			}
@@ -101,7 +103,7 @@ func TestSimPopupAfterLaunchIsDismissed(t *testing.T) {
 func TestSimTargetThatNeverAppearsFailsWithinMaxSteps(t *testing.T) {
 	cfg := Defaults()
 	res, _ := simRun(t, "en", "", 1, "open Taobao and tap Checkout now", cfg)
-	if res.Status != StatusFailed || !strings.Contains(res.Reason, "Checkout now") || len(res.Steps) > cfg.MaxSteps {
+	if res.Status != lifecycle.Failed || !strings.Contains(res.Reason, "Checkout now") || len(res.Steps) > cfg.MaxSteps {
 		t.Errorf("%s (%s) in %d steps", res.Status, res.Reason, len(res.Steps))
 	}
 }
@@ -126,13 +128,13 @@ func TestSimCancelWhileTypingLeavesNoText(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	dev := cancelOnType{&timedDevice{d: p.Device()}, cancel}
-	r, err := New(Defaults(), dev, Options{Clock: clk, Logger: testlog.New(t)})
+	r, err := New(Defaults(), dev, rule.New(), Options{Clock: clk, Logger: testlog.New(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	start := time.Now()
 	res := r.Run(ctx, "open Taobao and search Mac mini")
-	if res.Status != StatusCancelled || time.Since(start) > time.Second {
+	if res.Status != lifecycle.Cancelled || time.Since(start) > time.Second {
 		t.Fatalf("%s (%s) after %s, want cancelled within 1 s", res.Status, res.Reason, time.Since(start))
 	}
 	raw, _ := p.State()

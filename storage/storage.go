@@ -20,50 +20,24 @@ import (
 	"time"
 
 	"phonepilot/plan"
+	"phonepilot/task/lifecycle"
 )
 
-// Task statuses. A task is created queued, becomes running when its device
-// is free, and ends in one of the terminal statuses.
-const (
-	StatusQueued      = "queued"
-	StatusRunning     = "running"
-	StatusCompleted   = "completed"
-	StatusFailed      = "failed"
-	StatusCancelled   = "cancelled"
-	StatusInterrupted = "interrupted" // the process died while the task ran
-)
-
-// Statuses lists every status, in lifecycle order.
-var Statuses = []string{StatusQueued, StatusRunning, StatusCompleted, StatusFailed, StatusCancelled, StatusInterrupted}
-
-// ValidStatus reports whether s is one of Statuses.
-func ValidStatus(s string) bool {
-	for _, v := range Statuses {
-		if v == s {
-			return true
-		}
-	}
-	return false
-}
-
-// Terminal reports whether a task in status s has ended for good.
-func Terminal(s string) bool {
-	switch s {
-	case StatusCompleted, StatusFailed, StatusCancelled, StatusInterrupted:
-		return true
-	}
-	return false
-}
+// Task statuses, causes and event types are lifecycle's (phonepilot/task/
+// lifecycle): a task is created queued, becomes running when its device is
+// free, and ends in one of the terminal statuses with a cause.
 
 // Task is one goal given to phonepilot and what became of it.
 type Task struct {
-	ID       string `json:"id"`
-	Goal     string `json:"goal"`
-	Device   string `json:"device"`
-	Planner  string `json:"planner"`
-	MaxSteps int    `json:"max_steps,omitempty"`
-	Status   string `json:"status"`
-	Reason   string `json:"reason,omitempty"`
+	ID       string           `json:"id"`
+	Goal     string           `json:"goal"`
+	Device   string           `json:"device"`
+	Planner  string           `json:"planner"`
+	MaxSteps int              `json:"max_steps,omitempty"`
+	Status   lifecycle.Status `json:"status"`
+	// Cause is why a task ended (empty while it runs and when completed).
+	Cause  lifecycle.Cause `json:"cause,omitempty"`
+	Reason string          `json:"reason,omitempty"`
 	// Owner is the process that runs or ran the task ("host:pid").
 	Owner string `json:"owner,omitempty"`
 
@@ -76,6 +50,10 @@ type Task struct {
 	// Config is a snapshot of the configuration the task ran with, secrets
 	// removed (see RedactConfig).
 	Config json.RawMessage `json:"config,omitempty"`
+	// FinalScene is the screen after the task's last action, in the compact
+	// JSON form of scene.Scene (never pixels); set when the task ends.
+	// Lists leave it out.
+	FinalScene json.RawMessage `json:"final_scene,omitempty"`
 }
 
 // Step is one executed step of a task as it finished: the runtime's
@@ -91,32 +69,36 @@ type Step struct {
 // Event is one thing that happened during a task, in order. Seq numbers a
 // task's events from 1 without gaps; the API's event stream resumes from it.
 type Event struct {
-	TaskID string    `json:"task_id"`
-	Seq    int64     `json:"seq"`
-	Type   string    `json:"type"`
-	Step   int       `json:"step,omitempty"`
-	Time   time.Time `json:"time"`
+	TaskID string              `json:"task_id"`
+	Seq    int64               `json:"seq"`
+	Type   lifecycle.EventType `json:"type"`
+	Step   int                 `json:"step,omitempty"`
+	Time   time.Time           `json:"time"`
 	// Data is a small JSON object that depends on Type (never a Scene).
 	Data json.RawMessage `json:"data,omitempty"`
 }
 
 // Change moves a task from one of the From statuses to To. Started is set
-// when To is running; Finished when To is terminal. Owner, when set, is
+// when To is running; Finished, Cause and Usage when To is terminal. Owner, when set, is
 // recorded as the task's owner.
 type Change struct {
-	From   []string
-	To     string
+	From   []lifecycle.Status
+	To     lifecycle.Status
+	Cause  lifecycle.Cause
 	Reason string
 	At     time.Time
 	Usage  plan.Usage
 	Owner  string
+	// FinalScene, when set and To is terminal, is stored as the task's
+	// final screen (compact Scene JSON).
+	FinalScene json.RawMessage
 }
 
 // Query selects a page of tasks, newest first.
 type Query struct {
-	Status string // empty for every status
-	Limit  int    // 1..MaxPage; 0 means DefaultPage
-	Cursor string // the Next of the previous page; empty for the first
+	Status lifecycle.Status // empty for every status
+	Limit  int              // 1..MaxPage; 0 means DefaultPage
+	Cursor string           // the Next of the previous page; empty for the first
 }
 
 // Page sizes for ListTasks.
@@ -138,13 +120,16 @@ type Tasks interface {
 	CreateTask(ctx context.Context, t Task) (Task, error)
 	// Task returns one task, or an error wrapping ErrNotFound.
 	Task(ctx context.Context, id string) (Task, error)
-	// ListTasks returns a page of tasks, newest first.
+	// ListTasks returns a page of tasks, newest first (without FinalScene).
 	ListTasks(ctx context.Context, q Query) (Page, error)
+	// FindTasks returns up to limit tasks whose ID starts with prefix,
+	// newest first (without FinalScene); none for an empty prefix.
+	FindTasks(ctx context.Context, prefix string, limit int) ([]Task, error)
 	// UpdateStatus applies c atomically and returns the updated task. When
 	// the task's status is not in c.From the error is a *ConflictError.
 	UpdateStatus(ctx context.Context, id string, c Change) (Task, error)
-	// MarkInterrupted ends the running tasks of the given owners with
-	// StatusInterrupted and reason; a process calls it at start for tasks
+	// MarkInterrupted ends the running (or waiting) tasks of the given
+	// owners as interrupted, cause interrupted, with reason; a process calls it at start for tasks
 	// its crashed predecessor left running. It returns the IDs it changed.
 	MarkInterrupted(ctx context.Context, owners []string, reason string, at time.Time) ([]string, error)
 }
@@ -186,8 +171,8 @@ var ErrNotFound = errors.New("not found")
 // already in another status (for example cancelling a finished task).
 type ConflictError struct {
 	ID      string
-	Current string
-	To      string
+	Current lifecycle.Status
+	To      lifecycle.Status
 }
 
 func (e *ConflictError) Error() string {
@@ -196,16 +181,22 @@ func (e *ConflictError) Error() string {
 
 // Validate checks a Change before it reaches a database.
 func (c Change) Validate() error {
-	if !ValidStatus(c.To) {
+	if !c.To.Valid() {
 		return fmt.Errorf("change: unknown status %q", c.To)
 	}
 	if len(c.From) == 0 {
 		return errors.New("change: no From status")
 	}
 	for _, f := range c.From {
-		if !ValidStatus(f) {
+		if !f.Valid() {
 			return fmt.Errorf("change: unknown from status %q", f)
 		}
+	}
+	if !c.Cause.Valid() {
+		return fmt.Errorf("change: unknown cause %q", c.Cause)
+	}
+	if len(c.FinalScene) > 0 && !json.Valid(c.FinalScene) {
+		return errors.New("change: final scene is not valid JSON")
 	}
 	if c.At.IsZero() {
 		return errors.New("change: zero time")

@@ -1,12 +1,15 @@
 package storage_test
 
 import (
+	"time"
+
 	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
 
 	"phonepilot/storage"
+	"phonepilot/task/lifecycle"
 )
 
 func TestRedactConfig(t *testing.T) {
@@ -64,11 +67,21 @@ func TestNewIDUniqueAndURLSafe(t *testing.T) {
 	}
 }
 
-func TestTerminal(t *testing.T) {
-	for _, s := range storage.Statuses {
-		want := s != storage.StatusQueued && s != storage.StatusRunning
-		if storage.Terminal(s) != want {
-			t.Errorf("Terminal(%s) = %v", s, !want)
+// A Change with a cause or final scene the store could not keep is refused
+// before it reaches a database.
+func TestChangeValidate(t *testing.T) {
+	ok := storage.Change{From: []lifecycle.Status{lifecycle.Running}, To: lifecycle.Failed, Cause: lifecycle.CauseStuck, At: time.Unix(1, 0)}
+	if err := ok.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for name, c := range map[string]storage.Change{
+		"cause":       {From: ok.From, To: ok.To, Cause: "exploded", At: ok.At},
+		"final scene": {From: ok.From, To: ok.To, FinalScene: []byte("{"), At: ok.At},
+		"to":          {From: ok.From, To: "done", At: ok.At},
+		"from":        {From: []lifecycle.Status{"x"}, To: ok.To, At: ok.At},
+	} {
+		if err := c.Validate(); err == nil {
+			t.Errorf("bad %s accepted", name)
 		}
 	}
 }

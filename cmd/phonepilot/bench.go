@@ -15,6 +15,7 @@ import (
 	"phonepilot/device/sim"
 	"phonepilot/internal/clock"
 	"phonepilot/runtime"
+	"phonepilot/task/lifecycle"
 )
 
 func init() { register(newBenchCmd) }
@@ -110,15 +111,15 @@ func (o benchOptions) validate() error {
 
 // benchRun is one task of the bench.
 type benchRun struct {
-	Locale   string        `json:"locale"`
-	Seed     int64         `json:"seed"`
-	Mode     string        `json:"mode"`
-	Success  bool          `json:"success"`
-	Status   string        `json:"status"`
-	Reason   string        `json:"reason,omitempty"`
-	Steps    int           `json:"steps"`
-	Duration time.Duration `json:"duration_ns"`
-	CPU      time.Duration `json:"cpu_ns"` // real time spent (equal to Duration with --clock real)
+	Locale   string           `json:"locale"`
+	Seed     int64            `json:"seed"`
+	Mode     string           `json:"mode"`
+	Success  bool             `json:"success"`
+	Status   lifecycle.Status `json:"status"`
+	Reason   string           `json:"reason,omitempty"`
+	Steps    int              `json:"steps"`
+	Duration time.Duration    `json:"duration_ns"`
+	CPU      time.Duration    `json:"cpu_ns"` // real time spent (equal to Duration with --clock real)
 }
 
 // benchMode summarises one mode.
@@ -199,7 +200,11 @@ func benchOne(ctx context.Context, o benchOptions, locale string, seed int64, mo
 	if mode == modeFixed {
 		cfg.FixedDelay = o.FixedDelay
 	}
-	runner, err := runtime.New(cfg, phone.Device(), runtime.Options{Clock: clk, Logger: slog.New(slog.DiscardHandler)})
+	planner, err := newPlanner(plannerSpec{Name: plannerRule}, nil, nil)
+	if err != nil {
+		return benchRun{}, err
+	}
+	runner, err := runtime.New(cfg, phone.Device(), planner, runtime.Options{Clock: clk, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		return benchRun{}, err
 	}
@@ -215,7 +220,7 @@ func benchOne(ctx context.Context, o benchOptions, locale string, seed int64, mo
 	if err != nil {
 		return r, err
 	}
-	r.Success = res.Status == runtime.StatusCompleted && last == benchQuery
+	r.Success = res.Status == lifecycle.Completed && last == benchQuery
 	if !r.Success && r.Reason == "" {
 		r.Reason = fmt.Sprintf("last_search is %q", last)
 	}

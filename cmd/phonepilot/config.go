@@ -136,7 +136,7 @@ func defaultAppConfig() appConfig {
 	ad := ai.Defaults()
 	return appConfig{
 		Device:  "sim",
-		Planner: runtime.PlannerRule,
+		Planner: plannerRule,
 		Runtime: runtimeSection{
 			MaxSteps: rt.MaxSteps, StepRetries: rt.StepRetries, WaitTimeout: rt.WaitTimeout,
 			PollInterval: rt.PollInterval, SettleTimeout: rt.SettleTimeout,
@@ -358,6 +358,9 @@ func (c appConfig) Validate() error {
 	if strings.TrimSpace(c.Device) == "" {
 		return errors.New("device must be sim, adb or adb:SERIAL")
 	}
+	if err := c.plannerSpec().Validate(); err != nil {
+		return err
+	}
 	return c.runtimeConfig().Validate()
 }
 
@@ -368,8 +371,6 @@ func (c appConfig) runtimeConfig() runtime.Config {
 	rc.MaxSteps, rc.StepRetries, rc.WaitTimeout = r.MaxSteps, r.StepRetries, r.WaitTimeout
 	rc.PollInterval, rc.SettleTimeout = r.PollInterval, r.SettleTimeout
 	rc.BackoffBase, rc.BackoffMax, rc.FixedDelay = r.BackoffBase, r.BackoffMax, r.FixedDelay
-	rc.Planner = strings.ToLower(strings.TrimSpace(c.Planner))
-	rc.AI = c.aiConfig()
 	return rc
 }
 

@@ -16,19 +16,36 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"phonepilot/device"
 	"phonepilot/plan"
 	"phonepilot/runtime"
 	"phonepilot/storage"
+	"phonepilot/task"
+	"phonepilot/task/lifecycle"
 )
 
 func init() { register(newRunCmd) }
 
 // Exit statuses of `phonepilot run`.
 const (
-	exitCompleted = 0
-	exitFailed    = 1
-	exitCancelled = 130
+	exitCompleted  = 0
+	exitFailed     = 1
+	exitDeviceGone = 3 // the phone vanished or stopped answering (cause device_gone)
+	exitCancelled  = 130
 )
+
+// exitFor is the exit status of a run that ended so.
+func exitFor(res runtime.Result) int {
+	switch {
+	case res.Status == lifecycle.Completed:
+		return exitCompleted
+	case res.Status == lifecycle.Cancelled:
+		return exitCancelled
+	case res.Cause == lifecycle.CauseDeviceGone:
+		return exitDeviceGone
+	}
+	return exitFailed
+}
 
 // runOptions are the flags of `phonepilot run` that are not settings.
 type runOptions struct {
@@ -58,7 +75,12 @@ Settings come from defaults, phonepilot.toml (or --config), PHONEPILOT_*
 environment variables, then flags. API keys come only from ANTHROPIC_API_KEY
 or OPENAI_API_KEY.
 
-Exit status: 0 completed, 1 failed, 130 cancelled, 2 bad usage.`,
+The task is recorded (unless --no-record) and its id printed first, so
+"phonepilot show ID" (or a unique prefix of it) finds it afterwards.
+
+Exit status: 0 completed, 1 failed (goal not reached), 2 bad usage,
+3 the device vanished or stopped answering (cause device_gone),
+130 cancelled (Ctrl-C).`,
 		Example: `  phonepilot run --device sim "open Taobao and search Mac mini"
   phonepilot run --device sim --sim-locale zh "打开淘宝搜索Mac mini"
   phonepilot run --device adb --planner ai --provider anthropic "turn on dark theme"
@@ -104,7 +126,6 @@ func runTask(cmd *cobra.Command, o runOptions, args []string) error {
 		level = slog.LevelDebug
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-	rc.AI.Logger = log
 
 	dopt := o.dev
 	dopt.SimLocale, dopt.SimProfile, dopt.SimSeed, dopt.ADBServer = cfg.Sim.Locale, cfg.Sim.Profile, cfg.Sim.Seed, cfg.ADB.Server
@@ -117,34 +138,51 @@ func runTask(cmd *cobra.Command, o runOptions, args []string) error {
 		return exitWith(exitFailed, fmt.Errorf("opening device %s: %w", cfg.Device, err))
 	}
 	defer od.Close()
-	if rc.Planner == runtime.PlannerAI && od.Camera != nil && cfg.AI.Vision {
-		rc.AI.Camera = od.Camera
+	spec := cfg.plannerSpec()
+	planner, err := newPlanner(spec, od.Camera, log)
+	if err != nil {
+		return exitWith(2, err)
 	}
 
 	pr := newStepPrinter(stdout, o.json)
-	onEvent, finishRecording := pr.event, func(runtime.Result) {}
-	if !o.noRecord {
-		rec, finish, closeStore, err := recordRun(ctx, cfg, goal, od.Name, rc, log)
-		if err != nil {
-			return exitWith(exitFailed, fmt.Errorf("%w (use --no-record to run without recording)", err))
+	// The runtime's events go to the printer and, when recording, to the
+	// task service's recorder (set by the service for the run).
+	var record func(runtime.Event)
+	runner, err := runtime.New(rc, od.Device, planner, runtime.Options{Logger: log, OnEvent: func(e runtime.Event) {
+		pr.event(e)
+		if record != nil {
+			record(e)
 		}
-		defer closeStore()
-		onEvent = func(e runtime.Event) { pr.event(e); rec(e) }
-		finishRecording = finish
-	}
-	runner, err := runtime.New(rc, od.Device, runtime.Options{Logger: log, OnEvent: onEvent})
+	}})
 	if err != nil {
 		return exitWith(2, err)
 	}
 	if !o.json {
-		pr.header(goal, od.Name, rc.Planner)
+		pr.header(goal, od.Name, spec.Name)
 	}
-	res := runner.Run(ctx, goal)
+	var (
+		res runtime.Result
+		id  string
+	)
+	if o.noRecord {
+		res = runner.Run(ctx, goal)
+	} else {
+		t, r, err := recordedRun(ctx, cfg, task.Request{Goal: goal, Device: od.Name, Planner: plannerName(spec.Name), MaxSteps: rc.MaxSteps},
+			od.Device, log, task.RunnerFunc(func(ctx context.Context, t storage.Task, _ device.Device, emit func(runtime.Event)) runtime.Result {
+				record = emit
+				pr.taskID(t.ID)
+				return runner.Run(ctx, t.Goal)
+			}))
+		if err != nil {
+			return exitWith(exitFailed, fmt.Errorf("%w (use --no-record to run without recording)", err))
+		}
+		res, id = r, t.ID
+	}
 	pr.stop()
-	finishRecording(res)
 
 	if o.json {
-		doc := resultDocument(goal, od.Name, plannerName(rc.Planner), res)
+		doc := resultDocument(goal, od.Name, plannerName(spec.Name), res)
+		doc.ID = id
 		if od.State != nil {
 			sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 			if st, err := od.State.State(sctx); err == nil && json.Valid(st) {
@@ -161,48 +199,79 @@ func runTask(cmd *cobra.Command, o runOptions, args []string) error {
 	} else {
 		pr.summary(res)
 	}
-	switch res.Status {
-	case runtime.StatusCompleted:
-		return nil
-	case runtime.StatusCancelled:
-		return exitWith(exitCancelled, errors.New(""))
-	default:
-		return exitWith(exitFailed, errors.New(""))
+	if code := exitFor(res); code != exitCompleted {
+		return exitWith(code, errors.New(""))
 	}
+	return nil
+}
+
+// recordedRun runs the task through a task service over the task database,
+// the same path a served task takes: created, started, every step and event
+// recorded, its end (with its cause) written. Tasks that dead `run`s left
+// running are interrupted first. A Ctrl-C (ctx) cancels the task; the
+// records are still written. (openStore has interrupted the tasks dead
+// processes left running.)
+func recordedRun(ctx context.Context, cfg appConfig, req task.Request, dev device.Device, log *slog.Logger, runner task.Runner) (storage.Task, runtime.Result, error) {
+	bg := context.WithoutCancel(ctx)
+	store, err := openStore(bg, cfg.Storage.DB)
+	if err != nil {
+		return storage.Task{}, runtime.Result{}, fmt.Errorf("open task database: %w", err)
+	}
+	defer store.Close()
+	snapshot, err := storage.RedactConfig(cfg)
+	if err != nil {
+		return storage.Task{}, runtime.Result{}, err
+	}
+	svc, err := task.New(task.Config{Snapshot: snapshot, Logger: log}, store, nil, runner)
+	if err != nil {
+		return storage.Task{}, runtime.Result{}, err
+	}
+	t, res, err := svc.RunNow(ctx, req, dev)
+	cctx, cancel := context.WithTimeout(bg, 30*time.Second)
+	defer cancel()
+	if cerr := svc.Close(cctx); cerr != nil {
+		log.Error("the task database did not take all of this task's records", "task", t.ID, "err", cerr)
+	}
+	if err != nil {
+		return storage.Task{}, runtime.Result{}, fmt.Errorf("record task: %w", err)
+	}
+	return t, res, nil
 }
 
 func plannerName(p string) string {
 	if p == "" {
-		return runtime.PlannerRule
+		return plannerRule
 	}
 	return p
 }
 
 // resultDoc is the --json output: one document per run.
 type resultDoc struct {
-	Goal        string          `json:"goal"`
-	Device      string          `json:"device"`
-	Planner     string          `json:"planner"`
-	Status      string          `json:"status"`
-	Reason      string          `json:"reason,omitempty"`
-	Steps       []stepDoc       `json:"steps"`
-	Usage       usageDoc        `json:"usage"`
-	Started     time.Time       `json:"started"`
-	DurationMS  int64           `json:"duration_ms"`
-	DeviceState json.RawMessage `json:"device_state,omitempty"`
+	ID          string           `json:"id,omitempty"` // the recorded task (none with --no-record)
+	Goal        string           `json:"goal"`
+	Device      string           `json:"device"`
+	Planner     string           `json:"planner"`
+	Status      lifecycle.Status `json:"status"`
+	Cause       lifecycle.Cause  `json:"cause"`
+	Reason      string           `json:"reason,omitempty"`
+	Steps       []stepDoc        `json:"steps"`
+	Usage       usageDoc         `json:"usage"`
+	Started     time.Time        `json:"started"`
+	DurationMS  int64            `json:"duration_ms"`
+	DeviceState json.RawMessage  `json:"device_state,omitempty"`
 }
 
 type stepDoc struct {
-	Number     int             `json:"number"`
-	Intent     string          `json:"intent"`
-	Tool       string          `json:"tool"`
-	Args       json.RawMessage `json:"args,omitempty"`
-	Status     string          `json:"status"`
-	Reason     string          `json:"reason,omitempty"`
-	Changed    bool            `json:"changed"`
-	Attempts   []attemptDoc    `json:"attempts"`
-	DurationMS int64           `json:"duration_ms"`
-	Usage      *usageDoc       `json:"usage,omitempty"`
+	Number     int                  `json:"number"`
+	Intent     string               `json:"intent"`
+	Tool       string               `json:"tool"`
+	Args       json.RawMessage      `json:"args,omitempty"`
+	Status     lifecycle.StepStatus `json:"status"`
+	Reason     string               `json:"reason,omitempty"`
+	Changed    bool                 `json:"changed"`
+	Attempts   []attemptDoc         `json:"attempts"`
+	DurationMS int64                `json:"duration_ms"`
+	Usage      *usageDoc            `json:"usage,omitempty"`
 }
 
 type attemptDoc struct {
@@ -223,7 +292,7 @@ func usageOf(u plan.Usage) usageDoc {
 }
 
 func resultDocument(goal, device, planner string, res runtime.Result) resultDoc {
-	doc := resultDoc{Goal: goal, Device: device, Planner: planner, Status: res.Status, Reason: res.Reason,
+	doc := resultDoc{Goal: goal, Device: device, Planner: planner, Status: res.Status, Cause: res.Cause, Reason: res.Reason,
 		Steps: []stepDoc{}, Usage: usageOf(res.Usage), Started: res.Started, DurationMS: res.Duration.Milliseconds()}
 	for _, s := range res.Steps {
 		sd := stepDoc{Number: s.Number, Intent: s.Intent, Tool: s.Call.Name, Args: s.Call.Args, Status: s.Status,
@@ -282,24 +351,39 @@ func (p *stepPrinter) header(goal, device, planner string) {
 	fmt.Fprintf(p.w, "goal: %s  (device %s, planner %s)\n", goal, device, plannerName(planner))
 }
 
+// taskID prints the recorded task's id, before its first step.
+func (p *stepPrinter) taskID(id string) {
+	if p.quiet {
+		return
+	}
+	p.mu.Lock()
+	fmt.Fprintf(p.w, "task %s\n", id)
+	p.mu.Unlock()
+}
+
 func (p *stepPrinter) event(e runtime.Event) {
 	if p.quiet {
 		return
 	}
 	switch e.Type {
-	case runtime.EventStepStarted:
+	case lifecycle.EventStepStarted:
 		p.startSpinner(fmt.Sprintf("%3d  %s", e.Step, e.Intent))
-	case runtime.EventStepFinished:
+	case lifecycle.EventStepFinished:
 		p.stopSpinner()
 		p.stepLine(*e.Record)
-	case runtime.EventStatus:
+	case lifecycle.EventStatus:
 		p.stopSpinner()
 	}
 }
 
 func (p *stepPrinter) stepLine(r plan.StepRecord) {
-	mark := p.paint("32", "ok")
-	if r.Status != plan.StepSucceeded {
+	var mark string
+	switch r.Status {
+	case lifecycle.StepSucceeded:
+		mark = p.paint("32", "ok")
+	case lifecycle.StepCancelled:
+		mark = p.paint("33", "cancelled")
+	default:
 		mark = p.paint("31", "FAILED")
 	}
 	line := fmt.Sprintf("%3d  %s %s %s  %d ms", r.Number, pad(r.Intent, 40), pad(r.Call.String(), 48), mark, r.Duration.Milliseconds())
@@ -309,7 +393,7 @@ func (p *stepPrinter) stepLine(r plan.StepRecord) {
 	if u := r.Usage; u.InputTokens+u.OutputTokens > 0 || u.Latency > 0 {
 		line += fmt.Sprintf("  [%d+%d tokens, model %d ms]", u.InputTokens, u.OutputTokens, u.Latency.Milliseconds())
 	}
-	if r.Status != plan.StepSucceeded && r.Reason != "" {
+	if r.Status == lifecycle.StepFailed && r.Reason != "" {
 		line += "\n     " + p.paint("31", r.Reason)
 	}
 	p.mu.Lock()
@@ -380,11 +464,11 @@ func (p *stepPrinter) stopSpinner() {
 func (p *stepPrinter) stop() { p.stopSpinner() }
 
 func (p *stepPrinter) summary(res runtime.Result) {
-	status := res.Status
+	status := string(res.Status)
 	switch res.Status {
-	case runtime.StatusCompleted:
+	case lifecycle.Completed:
 		status = p.paint("32", status)
-	case runtime.StatusFailed:
+	case lifecycle.Failed:
 		status = p.paint("31", status)
 	default:
 		status = p.paint("33", status)
@@ -392,6 +476,9 @@ func (p *stepPrinter) summary(res runtime.Result) {
 	steps := "steps"
 	if len(res.Steps) == 1 {
 		steps = "step"
+	}
+	if res.Cause != lifecycle.CauseNone && res.Status == lifecycle.Failed {
+		status += " (" + string(res.Cause) + ")"
 	}
 	line := fmt.Sprintf("%s in %d %s, %.1f s", status, len(res.Steps), steps, res.Duration.Seconds())
 	if res.Reason != "" {
@@ -401,29 +488,4 @@ func (p *stepPrinter) summary(res runtime.Result) {
 		line += fmt.Sprintf(" [%d+%d tokens]", u.InputTokens, u.OutputTokens)
 	}
 	fmt.Fprintln(p.w, line)
-}
-
-// recordRun opens the task database and creates a running task for this run;
-// it returns the recorder for the runtime's events, the function to call with
-// the result, and the function that closes the database.
-func recordRun(ctx context.Context, cfg appConfig, goal, device string, rc runtime.Config, log *slog.Logger) (func(runtime.Event), func(runtime.Result), func(), error) {
-	// A Ctrl-C must not keep the task from being recorded (as cancelled).
-	ctx = context.WithoutCancel(ctx)
-	store, err := openStore(ctx, cfg.Storage.DB)
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("open task database: %w", err)
-	}
-	snapshot, err := storage.RedactConfig(cfg)
-	if err != nil {
-		store.Close()
-		return nil, nil, nil, err
-	}
-	_, rec, finish, err := startRecording(ctx, store, storage.Task{
-		Goal: goal, Device: device, Planner: plannerName(rc.Planner), MaxSteps: rc.MaxSteps, Config: snapshot,
-	}, log)
-	if err != nil {
-		store.Close()
-		return nil, nil, nil, fmt.Errorf("record task: %w", err)
-	}
-	return rec, finish, func() { store.Close() }, nil
 }

@@ -16,8 +16,10 @@ import (
 	"phonepilot/device/sim"
 	"phonepilot/internal/testlog"
 	"phonepilot/perception/frame"
+	"phonepilot/plan/ai"
 	"phonepilot/plan/ai/aitest"
 	"phonepilot/runtime"
+	"phonepilot/task/lifecycle"
 )
 
 const aiGoal = "open Taobao and search Mac mini"
@@ -274,21 +276,23 @@ func TestRunAIPlannerWithAFailingCamera(t *testing.T) {
 			cam := &failingCamera{}
 			var logs testlog.Buffer
 			log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-			rc := runtime.Defaults()
-			rc.Planner = runtime.PlannerAI
-			rc.AI.Provider, rc.AI.APIKey, rc.AI.BaseURL = provider, "sk-cam-test", srv.URL
+			spec := plannerSpec{Name: plannerAI, AI: ai.Defaults()}
+			spec.AI.Provider, spec.AI.APIKey, spec.AI.BaseURL = provider, "sk-cam-test", srv.URL
 			if provider == "openai" {
-				rc.AI.BaseURL += "/v1"
+				spec.AI.BaseURL += "/v1"
 			}
-			rc.AI.Camera, rc.AI.Logger = cam, log
-			runner, err := runtime.New(rc, phone.Device(), runtime.Options{Logger: log})
+			planner, err := newPlanner(spec, cam, log)
+			if err != nil {
+				t.Fatal(err)
+			}
+			runner, err := runtime.New(runtime.Defaults(), phone.Device(), planner, runtime.Options{Logger: log})
 			if err != nil {
 				t.Fatal(err)
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			res := runner.Run(ctx, aiGoal)
-			if res.Status != runtime.StatusCompleted {
+			if res.Status != lifecycle.Completed {
 				t.Fatalf("status %s (%s)\n%s", res.Status, res.Reason, logs.String())
 			}
 			turns := srv.Turns()

@@ -3,11 +3,17 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"phonepilot/storage"
+	"phonepilot/storage/sqlite"
+	"phonepilot/task"
+	"phonepilot/task/lifecycle"
 )
 
 // A task run from the CLI is recorded as it runs, so `tasks` and `show` find
@@ -36,7 +42,7 @@ func TestRunIsRecordedForTasksAndShow(t *testing.T) {
 		t.Fatalf("tasks --json: %v\n%s", err, out)
 	}
 	tasks := list.Tasks
-	if len(tasks) != 1 || tasks[0].Status != storage.StatusCompleted || tasks[0].Goal != "open Taobao and search Mac mini" || tasks[0].Device != "sim" {
+	if len(tasks) != 1 || tasks[0].Status != lifecycle.Completed || tasks[0].Goal != "open Taobao and search Mac mini" || tasks[0].Device != "sim" {
 		t.Fatalf("recorded tasks = %+v, want one completed Taobao task on sim", tasks)
 	}
 
@@ -75,5 +81,54 @@ func TestRunNoRecord(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(out), &list); err != nil || len(list.Tasks) != 0 {
 		t.Fatalf("tasks after --no-record = %s (%v), want none", out, err)
+	}
+}
+
+// A `run` killed with -9 leaves its task running; the next command that
+// opens the database (here `tasks`, then `show`) sees the owner is gone and
+// ends the task as interrupted, with its cause.
+func TestKilledRunIsInterruptedByTheNextCommand(t *testing.T) {
+	t.Setenv("PHONEPILOT_CONFIG", "")
+	db := filepath.Join(t.TempDir(), "tasks.db")
+	store, err := sqlite.Open(t.Context(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A process that has exited stands for the killed run.
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Skip("cannot start a process:", err)
+	}
+	host, _ := os.Hostname()
+	owner := fmt.Sprintf("%s:%d", host, dead.Process.Pid)
+	killed, err := store.CreateTask(t.Context(), storage.Task{Goal: "open Taobao", Device: "sim", Planner: "rule", Status: lifecycle.Running, Owner: owner})
+	if err != nil {
+		t.Fatal(err)
+	}
+	alive, _ := store.CreateTask(t.Context(), storage.Task{Goal: "still going", Device: "sim", Planner: "rule", Status: lifecycle.Running, Owner: task.DefaultOwner()})
+	store.Close()
+
+	code, out, stderr := capture(t, context.Background(), "tasks", "--db", db)
+	if code != 0 {
+		t.Fatalf("tasks exited %d: %s", code, stderr)
+	}
+	var killedLine, aliveLine string
+	for _, l := range strings.Split(out, "\n") {
+		switch {
+		case strings.HasPrefix(l, killed.ID):
+			killedLine = l
+		case strings.HasPrefix(l, alive.ID):
+			aliveLine = l
+		}
+	}
+	if f := strings.Fields(killedLine); len(f) < 3 || f[1] != string(lifecycle.Interrupted) || f[2] != string(lifecycle.CauseInterrupted) {
+		t.Errorf("the killed run's task: %q, want interrupted", killedLine)
+	}
+	if !strings.Contains(aliveLine, "running") {
+		t.Errorf("a live process's task: %q, want running", aliveLine)
+	}
+	code, out, _ = capture(t, context.Background(), "show", "--db", db, killed.ID)
+	if code != 0 || !strings.Contains(out, "interrupted (interrupted)") {
+		t.Errorf("show: exit %d\n%s", code, out)
 	}
 }

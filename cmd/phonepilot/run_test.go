@@ -5,8 +5,13 @@ import (
 	"encoding/json"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"phonepilot/runtime"
+	"phonepilot/task/lifecycle"
 )
 
 // capture runs the CLI with args and returns its exit status and what it
@@ -41,7 +46,9 @@ func TestRunSearchOnSimJSON(t *testing.T) {
 			t.Fatalf("%s: exit %d; stderr %s; stdout %s", loc, code, stderr, out)
 		}
 		var doc struct {
-			Status string `json:"status"`
+			ID     *string `json:"id"`
+			Cause  *string `json:"cause"`
+			Status string  `json:"status"`
 			Steps  []struct {
 				Intent     string          `json:"intent"`
 				Tool       string          `json:"tool"`
@@ -60,6 +67,9 @@ func TestRunSearchOnSimJSON(t *testing.T) {
 		}
 		if err := json.Unmarshal([]byte(out), &doc); err != nil {
 			t.Fatalf("%s: output is not one JSON document: %v\n%s", loc, err, out)
+		}
+		if doc.ID == nil || len(*doc.ID) != 21 || doc.Cause == nil || *doc.Cause != "" {
+			t.Errorf("%s: --json id %v cause %v, want the task id and an empty cause", loc, doc.ID, doc.Cause)
 		}
 		if doc.Status != "completed" || doc.DeviceState.Taobao.LastSearch != "Mac mini" {
 			t.Errorf("%s: status %s, device_state last_search %q", loc, doc.Status, doc.DeviceState.Taobao.LastSearch)
@@ -165,4 +175,68 @@ func TestBenchRealisticProfile(t *testing.T) {
 	var b strings.Builder
 	rep.print(&b)
 	t.Log("\n" + b.String())
+}
+
+// Ctrl-C during a step prints that step as cancelled (not FAILED … context
+// canceled), records it so, and exits 130; the task id is printed first and
+// `show` finds the task by a prefix of it, with its cause.
+func TestRunCtrlCShowsTheStepCancelled(t *testing.T) {
+	t.Setenv("PHONEPILOT_CONFIG", "")
+	db := filepath.Join(t.TempDir(), "tasks.db")
+	ctx, cancel := context.WithCancel(context.Background())
+	timer := time.AfterFunc(1500*time.Millisecond, cancel)
+	defer timer.Stop()
+	code, out, errOut := capture(t, ctx, "run", "--db", db, "--device", "sim", "--sim-profile", "slow", "open Taobao and search Mac mini")
+	if code != exitCancelled {
+		t.Fatalf("exit %d, want 130\n%s\n%s", code, out, errOut)
+	}
+	if strings.Contains(out, "FAILED") || strings.Contains(out, "context canceled") {
+		t.Errorf("the cancelled step is shown as failed:\n%s", out)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	var id string
+	for _, l := range lines {
+		if rest, ok := strings.CutPrefix(l, "task "); ok {
+			id = rest
+			break
+		}
+	}
+	if len(id) != 21 {
+		t.Fatalf("no task id line in:\n%s", out)
+	}
+	var inFlight string
+	for _, l := range lines {
+		if strings.Contains(l, " ms") && strings.Contains(l, "{") && strings.Contains(l, "cancelled") {
+			inFlight = l
+		}
+	}
+	if inFlight == "" {
+		t.Errorf("no step line marked cancelled:\n%s", out)
+	}
+	code, shown, _ := capture(t, context.Background(), "show", "--db", db, id[:8])
+	if code != 0 || !strings.Contains(shown, id) || !strings.Contains(shown, "cancelled (cancelled)") {
+		t.Errorf("show %s: exit %d\n%s", id[:8], code, shown)
+	}
+	if inFlight != "" && !strings.Contains(shown, "cancelled ") {
+		t.Errorf("show does not list the cancelled step:\n%s", shown)
+	}
+}
+
+// A vanished device has an exit status of its own, documented in the help.
+func TestExitStatusOfAVanishedDevice(t *testing.T) {
+	cases := map[int]runtime.Result{
+		0:   {Status: lifecycle.Completed},
+		1:   {Status: lifecycle.Failed, Cause: lifecycle.CauseStepFailed},
+		3:   {Status: lifecycle.Failed, Cause: lifecycle.CauseDeviceGone},
+		130: {Status: lifecycle.Cancelled, Cause: lifecycle.CauseCancelled},
+	}
+	for want, res := range cases {
+		if got := exitFor(res); got != want {
+			t.Errorf("exitFor(%s, %s) = %d, want %d", res.Status, res.Cause, got, want)
+		}
+	}
+	code, out, _ := capture(t, context.Background(), "run", "--help")
+	if code != 0 || !strings.Contains(out, "3 the device vanished") {
+		t.Errorf("run --help does not document exit 3:\n%s", out)
+	}
 }

@@ -7,13 +7,10 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -24,6 +21,8 @@ import (
 	"phonepilot/perception/frame"
 	"phonepilot/runtime"
 	"phonepilot/storage"
+	"phonepilot/task"
+	"phonepilot/task/lifecycle"
 )
 
 func init() { register(newServeCmd) }
@@ -95,7 +94,6 @@ func runServe(cmd *cobra.Command, o serveOptions, ready serveReady) error {
 		level = slog.LevelDebug
 	}
 	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))
-	rc.AI.Logger = log
 
 	store, err := openStore(ctx, cfg.Storage.DB)
 	if err != nil {
@@ -113,16 +111,18 @@ func runServe(cmd *cobra.Command, o serveOptions, ready serveReady) error {
 	acfg := api.Defaults()
 	acfg.Token = cfg.Serve.Token
 	acfg.MaxSteps = rc.MaxSteps
-	acfg.Planners = []string{plannerName(rc.Planner)}
-	for _, p := range []string{runtime.PlannerRule, runtime.PlannerAI} {
+	spec := cfg.plannerSpec()
+	acfg.Planners = []string{plannerName(spec.Name)}
+	for _, p := range plannerNames {
 		if p != acfg.Planners[0] {
 			acfg.Planners = append(acfg.Planners, p)
 		}
 	}
-	acfg.Snapshot = snapshot
-	acfg.Owner = api.DefaultOwner()
-	acfg.OwnerGone = ownerGone
-	srv, err := api.New(acfg, store, devices, &runtimeRunner{base: rc, log: log}, log)
+	svc, err := task.New(task.Config{Snapshot: snapshot, Logger: log}, store, devices, &runtimeRunner{base: rc, planner: spec, log: log})
+	if err != nil {
+		return exitWith(2, err)
+	}
+	srv, err := api.New(acfg, svc, devices, log)
 	if err != nil {
 		return exitWith(2, err)
 	}
@@ -164,33 +164,13 @@ func runServe(cmd *cobra.Command, o serveOptions, ready serveReady) error {
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	_ = srv.Close(sctx) // running tasks end as interrupted; queued ones wait for the next start
+	// Running tasks end as interrupted (queued ones wait for the next
+	// start), their ends are written, and the open event streams send
+	// them with their end event; only then are requests cut.
+	_ = srv.Close(sctx)
 	cancelRequests()
 	_ = hs.Shutdown(sctx)
 	return nil
-}
-
-// ownerGone says whether the process a task's owner ("host:pid") names has
-// died: only a process on this machine can be checked; one on another
-// machine (sharing a PostgreSQL database) is assumed alive and left to
-// clean up after itself when it restarts.
-func ownerGone(owner string) bool {
-	host, pidText, ok := strings.Cut(owner, ":")
-	if !ok {
-		return true // not written by a server: nobody runs it
-	}
-	if me, err := os.Hostname(); err == nil && host != me {
-		return false
-	}
-	pid, err := strconv.Atoi(pidText)
-	if err != nil || pid <= 0 {
-		return true
-	}
-	if pid == os.Getpid() {
-		return false
-	}
-	err = syscall.Kill(pid, 0)
-	return errors.Is(err, syscall.ESRCH)
 }
 
 // dbLabel names the database for a log line without a DSN's password.
@@ -208,28 +188,30 @@ func dbLabel(spec string) string {
 
 // runtimeRunner runs a task with the real runtime, recording it as it goes.
 type runtimeRunner struct {
-	base runtime.Config
-	log  *slog.Logger
+	base    runtime.Config
+	planner plannerSpec // its Name is replaced by the task's
+	log     *slog.Logger
 }
 
-var _ api.Runner = (*runtimeRunner)(nil)
+var _ task.Runner = (*runtimeRunner)(nil)
 
-func (r *runtimeRunner) Run(ctx context.Context, task storage.Task, dev device.Device, rec storage.Store) api.Result {
+func (r *runtimeRunner) Run(ctx context.Context, t storage.Task, dev device.Device, emit func(runtime.Event)) runtime.Result {
 	cfg := r.base
-	if task.MaxSteps > 0 {
-		cfg.MaxSteps = task.MaxSteps
+	if t.MaxSteps > 0 {
+		cfg.MaxSteps = t.MaxSteps
 	}
-	cfg.Planner = task.Planner
-	if c := cameraOf(dev); c != nil && cfg.Planner == runtime.PlannerAI && cfg.AI.Vision {
-		cfg.AI.Camera = c
-	}
-	log := r.log.With("task", task.ID)
-	runner, err := runtime.New(cfg, deviceOf(dev), runtime.Options{Logger: log, OnEvent: newRecorder(rec, task, log)})
+	spec := r.planner
+	spec.Name = t.Planner
+	log := r.log.With("task", t.ID)
+	planner, err := newPlanner(spec, cameraOf(dev), log)
 	if err != nil {
-		return api.Result{Status: storage.StatusFailed, Reason: err.Error()}
+		return runtime.Result{Status: lifecycle.Failed, Cause: lifecycle.CauseModelError, Reason: err.Error()}
 	}
-	res := runner.Run(ctx, task.Goal)
-	return api.Result{Status: res.Status, Reason: res.Reason, Usage: res.Usage}
+	runner, err := runtime.New(cfg, deviceOf(dev), planner, runtime.Options{Logger: log, OnEvent: emit})
+	if err != nil {
+		return runtime.Result{Status: lifecycle.Failed, Cause: lifecycle.CauseStepFailed, Reason: err.Error()}
+	}
+	return runner.Run(ctx, t.Goal)
 }
 
 // maxSims bounds the in-process simulated phones one server keeps, so a
@@ -250,7 +232,10 @@ type serveDevices struct {
 	sims map[string]*openedDevice
 }
 
-var _ api.Devices = (*serveDevices)(nil)
+var (
+	_ api.Devices  = (*serveDevices)(nil)
+	_ task.Devices = (*serveDevices)(nil)
+)
 
 func newServeDevices(o deviceOptions) *serveDevices {
 	if o.Logger == nil {

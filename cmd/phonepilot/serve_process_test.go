@@ -20,6 +20,7 @@ import (
 
 	"phonepilot/storage"
 	"phonepilot/storage/sqlite"
+	"phonepilot/task/lifecycle"
 )
 
 // buildPhonepilot builds the binary once per test run into a temp dir.
@@ -163,7 +164,7 @@ func TestServeKilledMidTask(t *testing.T) {
 	if code := getJSON(t, sp2.url+"/v1/tasks/"+task.ID, &got); code != 200 {
 		t.Fatalf("GET task after restart: %d", code)
 	}
-	if got.Status != storage.StatusInterrupted || !strings.Contains(got.Reason, "stopped") || got.Finished == nil {
+	if got.Status != lifecycle.Interrupted || !strings.Contains(got.Reason, "stopped") || got.Finished == nil {
 		t.Errorf("after kill -9 and restart the task is %s (%q), want interrupted", got.Status, got.Reason)
 	}
 	var steps struct{ Steps []storage.Step }
@@ -209,6 +210,54 @@ func TestServeKilledMidTask(t *testing.T) {
 	var check string
 	if err := conn.QueryRow("PRAGMA integrity_check").Scan(&check); err != nil || check != "ok" {
 		t.Errorf("PRAGMA integrity_check = %q, %v", check, err)
+	}
+}
+
+// SIGTERM while a client follows a running task: the task is marked
+// interrupted first, then the open stream sends that status and its end
+// event before the server exits.
+func TestServeSIGTERMEndsStreamsWithEnd(t *testing.T) {
+	t.Parallel()
+	bin := buildPhonepilot(t)
+	db := filepath.Join(t.TempDir(), "phonepilot.db")
+	sp := startServeProcess(t, bin, db, "--sim-profile", "slow")
+	task := postTask(t, sp.url, "open Taobao and search Mac mini", "sim:term")
+	resp, err := http.Get(sp.url + "/v1/tasks/" + task.ID + "/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	events := make(chan streamed, 1000)
+	go readStream(resp.Body, events)
+	deadline := time.After(60 * time.Second)
+	for started := false; !started; {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				t.Fatalf("stream ended early; stderr:\n%s", sp.stderr.String())
+			}
+			started = ev.event == "step_started"
+			if ev.event == "end" {
+				t.Fatalf("the task ended (%s) before SIGTERM: make it slower", ev.data)
+			}
+		case <-deadline:
+			t.Fatal("no step started within 60 s")
+		}
+	}
+	if err := sp.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	var last []streamed
+	for ev := range events {
+		last = append(last, ev)
+	}
+	if err := sp.cmd.Wait(); err != nil {
+		t.Errorf("serve after SIGTERM: %v", err)
+	}
+	n := len(last)
+	if n < 2 || last[n-1].event != "end" || !strings.Contains(last[n-1].data, `"interrupted"`) ||
+		last[n-2].event != "status" || !strings.Contains(last[n-2].data, `"interrupted"`) {
+		t.Fatalf("the stream after SIGTERM ended with %+v, want a status interrupted then end", last)
 	}
 }
 
@@ -317,7 +366,7 @@ func TestWebPageInChromium(t *testing.T) {
 		t.Errorf("task list: %q", listText)
 	}
 	id := strings.TrimPrefix(path, "/tasks/")
-	if task, err := a.store.Task(t.Context(), id); err != nil || task.Status != storage.StatusCompleted || task.Device != "sim:web" {
+	if task, err := a.store.Task(t.Context(), id); err != nil || task.Status != lifecycle.Completed || task.Device != "sim:web" {
 		t.Errorf("stored task %+v, %v", task, err)
 	}
 
@@ -335,7 +384,7 @@ func TestWebPageInChromium(t *testing.T) {
 		t.Fatalf("browser: cancel from the page: %v", err)
 	}
 	path2, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`location.pathname`))
-	if task, err := a.store.Task(t.Context(), strings.TrimPrefix(path2, "/tasks/")); err != nil || task.Status != storage.StatusCancelled {
+	if task, err := a.store.Task(t.Context(), strings.TrimPrefix(path2, "/tasks/")); err != nil || task.Status != lifecycle.Cancelled {
 		t.Errorf("task cancelled from the page is stored as %+v, %v", task, err)
 	}
 

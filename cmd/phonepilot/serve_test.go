@@ -21,11 +21,14 @@ import (
 	"time"
 
 	"phonepilot/api"
+	"phonepilot/device"
 	"phonepilot/internal/testlog"
 	"phonepilot/runtime"
 	"phonepilot/storage"
 	"phonepilot/storage/postgres"
 	"phonepilot/storage/sqlite"
+	"phonepilot/task"
+	"phonepilot/task/lifecycle"
 )
 
 // servedAPI is the real server wiring (runtime, in-process simulators,
@@ -56,9 +59,11 @@ func (w tlogWriter) Write(p []byte) (int, error) {
 func startServedAPIWith(t testing.TB, store storage.Store, simProfile string, log *slog.Logger) *servedAPI {
 	t.Helper()
 	devs := newServeDevices(deviceOptions{SimLocale: "en", SimProfile: simProfile, SimSeed: 1, Logger: log, ADBServer: "127.0.0.1:1"})
-	cfg := api.Defaults()
-	cfg.PollInterval = 200 * time.Millisecond
-	srv, err := api.New(cfg, store, devs, &runtimeRunner{base: runtime.Defaults(), log: log}, log)
+	svc, err := task.New(task.Config{PollInterval: 200 * time.Millisecond, Logger: log}, store, devs, &runtimeRunner{base: runtime.Defaults(), log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := api.New(api.Defaults(), svc, devs, log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,53 +230,74 @@ loop:
 	}
 }
 
-// The recorder writes each step when it finishes and never the runtime's
-// own status (the task's owner does that).
-func TestRecorderWritesStepsAsTheyFinish(t *testing.T) {
-	store := openTestSQLite(t)
+// runRecorded runs goal on a fresh simulator through a task service over
+// store, as `phonepilot run` does, and waits for its records.
+func runRecorded(t *testing.T, store storage.Store, goal string, onEvent func(runtime.Event)) (storage.Task, runtime.Result) {
+	t.Helper()
 	od, err := openDevice(t.Context(), "sim", deviceOptions{SimLocale: "en"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	task, onEvent, finish, err := startRecording(t.Context(), store, storage.Task{Goal: "open Taobao and search Mac mini", Device: "sim", Planner: "rule"}, testlog.New(t))
+	rr := &runtimeRunner{base: runtime.Defaults(), log: testlog.New(t)}
+	runner := task.RunnerFunc(func(ctx context.Context, tk storage.Task, dev device.Device, emit func(runtime.Event)) runtime.Result {
+		return rr.Run(ctx, tk, dev, func(e runtime.Event) {
+			emit(e)
+			if onEvent != nil {
+				onEvent(e)
+			}
+		})
+	})
+	svc, err := task.New(task.Config{Logger: testlog.New(t)}, store, nil, runner)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stepsWhenFinished []int
-	wrapped := func(ev runtime.Event) {
-		onEvent(ev)
-		if ev.Type == runtime.EventStepFinished {
-			st, _ := store.Steps(context.Background(), task.ID)
-			stepsWhenFinished = append(stepsWhenFinished, len(st))
-		}
-	}
-	r, err := runtime.New(runtime.Defaults(), od.Device, runtime.Options{OnEvent: wrapped})
+	tk, res, err := svc.RunNow(t.Context(), task.Request{Goal: goal, Device: "sim", Planner: "rule"}, od.Device)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := r.Run(t.Context(), task.Goal)
-	finish(res)
-	for i, n := range stepsWhenFinished {
-		if n != i+1 {
-			t.Errorf("after step %d finished, %d steps were stored", i+1, n)
-		}
+	if err := svc.Close(t.Context()); err != nil {
+		t.Fatal(err)
 	}
-	got, _ := store.Task(t.Context(), task.ID)
-	if got.Status != storage.StatusCompleted || got.Finished == nil || got.Reason == "" {
+	return tk, res
+}
+
+// A run is recorded through the one recorder: every step in order, each
+// saved before its step_finished event, the task's statuses (queued,
+// running, completed) and never the runtime's own status nor a whole Scene
+// in an event.
+func TestRecorderWritesStepsInOrder(t *testing.T) {
+	store := openTestSQLite(t)
+	tk, res := runRecorded(t, store, "open Taobao and search Mac mini", nil)
+	got, _ := store.Task(t.Context(), tk.ID)
+	if got.Status != lifecycle.Completed || got.Finished == nil || got.Reason == "" || len(got.FinalScene) == 0 {
 		t.Errorf("recorded task = %+v", got)
 	}
-	events, _ := store.Events(t.Context(), task.ID, 0, 0)
-	statuses := 0
-	for _, e := range events {
-		if e.Type == "status" {
-			statuses++
+	steps, _ := store.Steps(t.Context(), tk.ID)
+	if len(steps) != len(res.Steps) || len(steps) < 3 {
+		t.Fatalf("%d steps stored for %d run", len(steps), len(res.Steps))
+	}
+	for i, st := range steps {
+		if st.Number != i+1 || st.Intent != res.Steps[i].Intent {
+			t.Errorf("stored step %d = %d %q, want %q", i+1, st.Number, st.Intent, res.Steps[i].Intent)
 		}
-		if e.Type == "scene_observed" && bytes.Contains(e.Data, []byte(`"elements":[`)) {
+	}
+	events, _ := store.Events(t.Context(), tk.ID, 0, 0)
+	var statuses []string
+	for _, e := range events {
+		if e.Type == lifecycle.EventStatus {
+			var d task.StatusData
+			_ = json.Unmarshal(e.Data, &d)
+			statuses = append(statuses, string(d.Status))
+		}
+		if e.Type == lifecycle.EventSceneObserved && bytes.Contains(e.Data, []byte(`"elements":[`)) {
 			t.Errorf("an event stores a whole Scene: %.100s", e.Data)
 		}
 	}
-	if statuses != 2 {
-		t.Errorf("%d status events, want running and completed", statuses)
+	if strings.Join(statuses, ",") != "queued,running,completed" {
+		t.Errorf("status events %v, want queued, running, completed", statuses)
+	}
+	if last := events[len(events)-1]; last.Type != lifecycle.EventStatus {
+		t.Errorf("last event %s, want the final status", last.Type)
 	}
 }
 
@@ -292,13 +318,7 @@ func TestTasksAndShowCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	od, _ := openDevice(t.Context(), "sim", deviceOptions{SimLocale: "en"})
-	task, onEvent, finish, err := startRecording(t.Context(), store, storage.Task{Goal: "open Taobao and search Mac mini", Device: "sim", Planner: "rule"}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, _ := runtime.New(runtime.Defaults(), od.Device, runtime.Options{OnEvent: onEvent})
-	finish(r.Run(t.Context(), task.Goal))
+	task, _ := runRecorded(t, store, "open Taobao and search Mac mini", nil)
 	store.CreateTask(t.Context(), storage.Task{Goal: "second", Device: "sim:b", Planner: "rule"})
 	store.Close()
 
@@ -427,7 +447,7 @@ func fiftyTasks(t *testing.T, store storage.Store) {
 			for {
 				var task storage.Task
 				timed("GET /v1/tasks/{id}", func() { getJSON(t, a.url+"/v1/tasks/"+ids[i], &task) })
-				if storage.Terminal(task.Status) || time.Now().After(deadline) {
+				if task.Status.Terminal() || time.Now().After(deadline) {
 					final[i] = task
 					return
 				}
@@ -455,7 +475,7 @@ func fiftyTasks(t *testing.T, store storage.Store) {
 
 	completed := 0
 	for i, task := range final {
-		if task.Status == storage.StatusCompleted {
+		if task.Status == lifecycle.Completed {
 			completed++
 		} else {
 			t.Errorf("task %d on sim:bench%02d: %s %q", i, i, task.Status, task.Reason)
@@ -499,23 +519,6 @@ func percentile(ds []time.Duration, p int) time.Duration {
 	slices.Sort(s)
 	i := (len(s)*p + 99) / 100
 	return s[min(max(i-1, 0), len(s)-1)]
-}
-
-func TestOwnerGone(t *testing.T) {
-	host, _ := os.Hostname()
-	self := api.DefaultOwner()
-	for owner, want := range map[string]bool{
-		self:                       false, // this process
-		host + ":1":                false, // init is always alive
-		host + ":999999999":        true,  // no such process
-		"another-machine-xyz:1234": false, // cannot tell; leave it
-		"":                         true,  // legacy rows
-		host + ":x":                true,
-	} {
-		if got := ownerGone(owner); got != want {
-			t.Errorf("ownerGone(%q) = %v, want %v", owner, got, want)
-		}
-	}
 }
 
 // run, serve, tasks and show find the same database: --db, else the

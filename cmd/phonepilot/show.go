@@ -4,12 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"phonepilot/storage"
+	"phonepilot/task"
+	"phonepilot/task/lifecycle"
 )
 
 func init() { register(newShowCmd) }
@@ -22,7 +23,10 @@ func newShowCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "show ID",
 		Short: "Show a recorded task and its steps",
+		Long: `Show a recorded task, its cause when it did not complete, and its steps.
+ID may be any unique prefix of the task's id ("phonepilot tasks" lists them).`,
 		Example: `  phonepilot show t01jd5k2m8x9q7r3s4t5v
+  phonepilot show t01jd5k
   phonepilot show t01jd5k2m8x9q7r3s4t5v --json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -35,21 +39,24 @@ func newShowCmd() *cobra.Command {
 				return exitWith(1, err)
 			}
 			defer store.Close()
-			task, err := store.Task(cmd.Context(), args[0])
+			found, err := task.Find(cmd.Context(), store, args[0])
 			if errors.Is(err, storage.ErrNotFound) {
 				return exitWith(1, fmt.Errorf("no task %q (phonepilot tasks lists them)", args[0]))
+			}
+			if errors.Is(err, task.ErrAmbiguous) {
+				return exitWith(2, err)
 			}
 			if err != nil {
 				return exitWith(1, err)
 			}
-			steps, err := store.Steps(cmd.Context(), task.ID)
+			steps, err := store.Steps(cmd.Context(), found.ID)
 			if err != nil {
 				return exitWith(1, err)
 			}
 			if asJSON {
-				return writeJSONOut(cmd.OutOrStdout(), map[string]any{"task": task, "steps": steps})
+				return writeJSONOut(cmd.OutOrStdout(), map[string]any{"task": found, "steps": steps})
 			}
-			printTask(cmd.OutOrStdout(), task, steps)
+			printTask(cmd.OutOrStdout(), found, steps)
 			return nil
 		},
 	}
@@ -63,7 +70,10 @@ func printTask(w io.Writer, t storage.Task, steps []storage.Step) {
 	fmt.Fprintf(w, "task     %s\n", t.ID)
 	fmt.Fprintf(w, "goal     %s\n", t.Goal)
 	fmt.Fprintf(w, "device   %s   planner %s   max steps %d\n", t.Device, t.Planner, t.MaxSteps)
-	status := t.Status
+	status := string(t.Status)
+	if t.Cause != lifecycle.CauseNone {
+		status += " (" + string(t.Cause) + ")"
+	}
 	if t.Reason != "" {
 		status += ": " + t.Reason
 	}
@@ -83,7 +93,7 @@ func printTask(w io.Writer, t storage.Task, steps []storage.Step) {
 		for _, a := range s.Attempts {
 			fmt.Fprintf(w, "     try %d: %s\n", a.Number, oneLine(a.Result, 100))
 		}
-		if s.Reason != "" && !strings.EqualFold(s.Status, "succeeded") {
+		if s.Reason != "" && s.Status != lifecycle.StepSucceeded {
 			fmt.Fprintf(w, "     reason: %s\n", oneLine(s.Reason, 100))
 		}
 	}

@@ -14,6 +14,8 @@ import (
 	"phonepilot/storage"
 	"phonepilot/storage/postgres"
 	"phonepilot/storage/sqlite"
+	"phonepilot/task"
+	"phonepilot/task/lifecycle"
 )
 
 func init() { register(newTasksCmd) }
@@ -24,7 +26,21 @@ const dbFlagHelp = "database: a SQLite file path (default ~/.local/share/phonepi
 // openStore opens the store --db names: a postgres:// (or postgresql://)
 // URL, a SQLite path (optionally "sqlite:" prefixed), or, when empty, the
 // SQLite file in the user's data directory.
+//
+// Every command that opens the store first ends the tasks that processes
+// now gone left running (a `run` killed with -9): they become interrupted.
 func openStore(ctx context.Context, spec string) (storage.Store, error) {
+	store, err := openStoreOnly(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	// A failed recovery must not keep a user from reading the tasks; the
+	// next command tries again.
+	_, _ = task.Recover(ctx, store, task.DefaultOwner(), nil, nil, nil)
+	return store, nil
+}
+
+func openStoreOnly(ctx context.Context, spec string) (storage.Store, error) {
 	switch {
 	case strings.HasPrefix(spec, "postgres://"), strings.HasPrefix(spec, "postgresql://"):
 		return postgres.Open(ctx, spec)
@@ -66,8 +82,8 @@ func newTasksCmd() *cobra.Command {
   phonepilot tasks --db postgres://pp@db/phonepilot --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if status != "" && !storage.ValidStatus(status) {
-				return exitWith(2, fmt.Errorf("--status %q: want one of %s", status, strings.Join(storage.Statuses, ", ")))
+			if status != "" && !lifecycle.Status(status).Valid() {
+				return exitWith(2, fmt.Errorf("--status %q: want one of %s", status, lifecycle.Join(lifecycle.Statuses, ", ")))
 			}
 			if limit < 1 || limit > storage.MaxPage {
 				return exitWith(2, fmt.Errorf("--limit %d: want 1..%d", limit, storage.MaxPage))
@@ -81,7 +97,7 @@ func newTasksCmd() *cobra.Command {
 				return exitWith(1, err)
 			}
 			defer store.Close()
-			page, err := store.ListTasks(cmd.Context(), storage.Query{Status: status, Limit: limit})
+			page, err := store.ListTasks(cmd.Context(), storage.Query{Status: lifecycle.Status(status), Limit: limit})
 			if err != nil {
 				return exitWith(1, err)
 			}
@@ -95,7 +111,7 @@ func newTasksCmd() *cobra.Command {
 	f := cmd.Flags()
 	f.String("db", "", dbFlagHelp)
 	f.StringVar(&config, "config", "", "config file (default: ./phonepilot.toml when present, or $PHONEPILOT_CONFIG)")
-	f.StringVar(&status, "status", "", "only tasks with this status: "+strings.Join(storage.Statuses, ", "))
+	f.StringVar(&status, "status", "", "only tasks with this status: "+lifecycle.Join(lifecycle.Statuses, ", "))
 	f.IntVar(&limit, "limit", 20, "how many tasks")
 	f.BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
@@ -113,9 +129,13 @@ func printTasks(w io.Writer, tasks []storage.Task) {
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tSTATUS\tDEVICE\tCREATED\tTOOK\tGOAL")
+	fmt.Fprintln(tw, "ID\tSTATUS\tCAUSE\tDEVICE\tCREATED\tTOOK\tGOAL")
 	for _, t := range tasks {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Status, t.Device,
+		cause := string(t.Cause)
+		if cause == "" {
+			cause = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Status, cause, t.Device,
 			t.Created.Local().Format("2006-01-02 15:04:05"), took(t), oneLine(t.Goal, 60))
 	}
 	tw.Flush()

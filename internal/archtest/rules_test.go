@@ -21,23 +21,27 @@ var allowedImports = map[string][]string{
 	"device/sim/adbd/adbdtest": nil,
 	"device/sim/simadb":        {"device/sim", "device/sim/adbd", "internal/*"},
 	"tools":                    {"device", "scene", "internal/clock"},
-	"plan":                     {"scene", "tools"},
-	"plan/rule":                {"plan", "scene", "tools"},
-	"plan/ai":                  {"plan", "scene", "tools", "perception/frame", "internal/clock"},
+	"plan":                     {"scene", "tools", "task/lifecycle"},
+	"plan/rule":                {"plan", "scene", "tools", "task/lifecycle"},
+	"plan/ai":                  {"plan", "scene", "tools", "perception/frame", "internal/clock", "task/lifecycle"},
 	"plan/ai/anthropic":        {"plan/ai", "plan", "tools", "scene", "perception/frame"},
 	"plan/ai/openai":           {"plan/ai", "plan", "tools", "scene", "perception/frame"},
 	// Test helpers shared by the AIPlanner's and the providers' tests.
-	"plan/ai/aitest": {"plan/ai", "plan", "tools", "scene", "perception/frame", "internal/*"},
-	"runtime":        {"plan", "plan/rule", "plan/ai", "tools", "device", "scene", "perception", "storage", "internal/clock"},
-	"storage":        {"scene", "plan", "tools"},
+	"plan/ai/aitest": {"plan/ai", "plan", "tools", "scene", "perception/frame", "internal/*", "task/lifecycle"},
+	"runtime":        {"plan", "tools", "device", "scene", "perception", "storage", "internal/clock", "task/lifecycle"},
+	"storage":        {"scene", "plan", "tools", "task/lifecycle"},
 	// SQL shared by the two stores.
-	"storage/internal/sqlstore": {"storage", "scene", "plan", "tools"},
-	"storage/sqlite":            {"storage", "storage/internal/sqlstore"},
-	"storage/postgres":          {"storage", "storage/internal/sqlstore"},
-	"storage/storagetest":       {"storage", "scene", "plan", "tools"},
-	"api":                       {"runtime", "storage", "device", "scene", "plan", "tools", "internal/*"},
-	"cmd/phonepilot":            {"*"},
-	"internal/*":                nil,
+	"storage/internal/sqlstore": {"storage", "scene", "plan", "tools", "task/lifecycle"},
+	"storage/sqlite":            {"storage", "storage/internal/sqlstore", "task/lifecycle"},
+	"storage/postgres":          {"storage", "storage/internal/sqlstore", "task/lifecycle"},
+	"storage/storagetest":       {"storage", "scene", "plan", "tools", "task/lifecycle"},
+	"api":                       {"task", "runtime", "storage", "device", "scene", "plan", "tools", "internal/*", "task/lifecycle"},
+	// The vocabulary of a task's life: statuses, causes, event and step types.
+	"task/lifecycle": nil,
+	// The task service: queue, recorder, recovery, ownership.
+	"task":           {"runtime", "storage", "device", "scene", "plan", "tools", "internal/*", "task/lifecycle"},
+	"cmd/phonepilot": {"*"},
+	"internal/*":     nil,
 }
 
 // frameImporters are the only packages that may import perception/frame, in

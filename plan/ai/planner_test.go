@@ -19,6 +19,7 @@ import (
 	"phonepilot/plan/ai"
 	"phonepilot/plan/ai/aitest"
 	"phonepilot/scene"
+	"phonepilot/task/lifecycle"
 	"phonepilot/tools"
 )
 
@@ -145,7 +146,7 @@ func images(req ai.Request) (n int, last *ai.Image) {
 	return n, last
 }
 
-func step(n int, call string, status string, changed bool) plan.StepRecord {
+func step(n int, call string, status lifecycle.StepStatus, changed bool) plan.StepRecord {
 	name, args, _ := strings.Cut(call, " ")
 	return plan.StepRecord{Number: n, Intent: "step " + fmt.Sprint(n), Call: tools.Call{Name: name, Args: json.RawMessage(args)},
 		Status: status, Changed: changed, Attempts: []plan.Attempt{{Number: 1, Result: "did " + name}}}
@@ -203,7 +204,7 @@ func TestPlannerReDecidesEveryTurnFromTheCurrentScene(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	first := step(1, `tap {"element":2}`, plan.StepSucceeded, true)
+	first := step(1, `tap {"element":2}`, lifecycle.StepSucceeded, true)
 	d2, err := p.Plan(context.Background(), input(results, first))
 	if err != nil {
 		t.Fatal(err)
@@ -332,7 +333,7 @@ func TestScreenshotUnavailableDoesNotBlockPlanning(t *testing.T) {
 func TestOnlyTheNewestTurnCarriesAnImage(t *testing.T) {
 	fp := &fakeProvider{script: []func(ai.Request) (ai.Reply, error){answer(`tap {"element":99}`), answer(`tap {"element":7}`)}}
 	p, _ := newPlanner(t, fp, func(c *ai.Config) { c.Camera = phoneCamera(t) })
-	hist := []plan.StepRecord{step(1, `launch_app {"app":"Taobao"}`, plan.StepSucceeded, true), step(2, `tap {"element":2}`, plan.StepSucceeded, true)}
+	hist := []plan.StepRecord{step(1, `launch_app {"app":"Taobao"}`, lifecycle.StepSucceeded, true), step(2, `tap {"element":2}`, lifecycle.StepSucceeded, true)}
 	if _, err := p.Plan(context.Background(), input(aitest.TaobaoResults(), hist...)); err != nil {
 		t.Fatal(err)
 	}
@@ -499,9 +500,9 @@ func TestAPIKeyNeverInErrorsOrLogs(t *testing.T) {
 func TestHistoryPairsEveryToolCallWithItsResult(t *testing.T) {
 	var hist []plan.StepRecord
 	for i := 1; i <= 10; i++ {
-		status := plan.StepSucceeded
+		status := lifecycle.StepSucceeded
 		if i == 9 {
-			status = plan.StepFailed
+			status = lifecycle.StepFailed
 		}
 		hist = append(hist, step(i, `tap {"element":2}`, status, i%2 == 0))
 	}
@@ -551,7 +552,7 @@ func TestHistoryPairsEveryToolCallWithItsResult(t *testing.T) {
 func TestLongHistoryIsBounded(t *testing.T) {
 	var hist []plan.StepRecord
 	for i := 1; i <= 200; i++ {
-		hist = append(hist, step(i, `scroll {"direction":"down"}`, plan.StepSucceeded, true))
+		hist = append(hist, step(i, `scroll {"direction":"down"}`, lifecycle.StepSucceeded, true))
 	}
 	fp := &fakeProvider{script: []func(ai.Request) (ai.Reply, error){answer(`tap {"element":2}`)}}
 	p, _ := newPlanner(t, fp)
@@ -579,9 +580,9 @@ func TestPromptGolden(t *testing.T) {
 	fp := &fakeProvider{script: []func(ai.Request) (ai.Reply, error){answer(`tap {"element":7}`)}}
 	p, _ := newPlanner(t, fp, func(c *ai.Config) { c.Camera = phoneCamera(t); c.HistorySteps = 2 })
 	hist := []plan.StepRecord{
-		step(1, `launch_app {"app":"Taobao"}`, plan.StepSucceeded, true),
-		step(2, `tap {"element":2}`, plan.StepSucceeded, true),
-		step(3, `type_text {"text":"Mac mini","element":2,"submit":true}`, plan.StepSucceeded, true),
+		step(1, `launch_app {"app":"Taobao"}`, lifecycle.StepSucceeded, true),
+		step(2, `tap {"element":2}`, lifecycle.StepSucceeded, true),
+		step(3, `type_text {"text":"Mac mini","element":2,"submit":true}`, lifecycle.StepSucceeded, true),
 	}
 	hist[2].After = "fp-results"
 	in := input(aitest.TaobaoResults(), hist...)
@@ -740,7 +741,7 @@ func BenchmarkScreenshotDownscale(b *testing.B) {
 func BenchmarkPlanOverhead(b *testing.B) {
 	var hist []plan.StepRecord
 	for i := 1; i <= 40; i++ {
-		hist = append(hist, step(i, `tap {"element":2}`, plan.StepSucceeded, true))
+		hist = append(hist, step(i, `tap {"element":2}`, lifecycle.StepSucceeded, true))
 	}
 	fp := &fakeProvider{script: []func(ai.Request) (ai.Reply, error){answer(`tap {"element":7}`)}}
 	p := ai.NewWithProvider(ai.Config{Provider: "fake"}, fp)
@@ -757,7 +758,7 @@ func BenchmarkPlanOverhead(b *testing.B) {
 func TestReplanReasonAndLoopWarningReachTheModel(t *testing.T) {
 	fp := &fakeProvider{script: []func(ai.Request) (ai.Reply, error){answer(`press_key {"key":"back"}`)}}
 	p, _ := newPlanner(t, fp)
-	in := input(aitest.TaobaoResults(), step(1, `tap {"element":4}`, plan.StepFailed, false))
+	in := input(aitest.TaobaoResults(), step(1, `tap {"element":4}`, lifecycle.StepFailed, false))
 	in.Replan, in.Reason = true, "tap [4] had no visible effect"
 	in.Stuck = "the same 2 screens for 8 steps"
 	if _, err := p.Plan(context.Background(), in); err != nil {

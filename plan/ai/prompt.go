@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"phonepilot/plan"
+	"phonepilot/task/lifecycle"
 	"phonepilot/tools"
 )
 
@@ -84,7 +85,7 @@ func buildMessages(in plan.Input, recent int, cur turn) []Message {
 		msgs = append(msgs,
 			Message{Role: RoleAssistant, Parts: use},
 			Message{Role: RoleUser, Parts: []Part{{ToolResult: &ToolResult{
-				ID: id, Content: outcome(st, in.Scenes), IsError: st.Status == plan.StepFailed,
+				ID: id, Content: outcome(st, in.Scenes), IsError: st.Status == lifecycle.StepFailed,
 			}}}})
 	}
 
@@ -122,11 +123,11 @@ func buildMessages(in plan.Input, recent int, cur turn) []Message {
 // afterwards (an old screen summarised to one line).
 func outcome(st plan.StepRecord, scenes []plan.SceneRecord) string {
 	var b strings.Builder
-	b.WriteString(st.Status)
+	b.WriteString(string(st.Status))
 	if st.Status == "" {
 		b.WriteString("unknown")
 	}
-	if st.Status == plan.StepFailed && st.Reason != "" {
+	if st.Status == lifecycle.StepFailed && st.Reason != "" {
 		b.WriteString(": " + oneLine(st.Reason, 200))
 	}
 	if n := len(st.Attempts); n > 0 {

@@ -16,6 +16,7 @@ import (
 	"phonepilot/plan/ai/aitest"
 	_ "phonepilot/plan/ai/anthropic"
 	_ "phonepilot/plan/ai/openai"
+	"phonepilot/task/lifecycle"
 )
 
 // baseURL is how a user points each provider at a server: Anthropic's SDK
@@ -103,8 +104,8 @@ func TestPlannerRequestBodiesGolden(t *testing.T) {
 	// flag, the history as paired tool calls and results, and the image
 	// beside the listing in the current turn.
 	hist := []plan.StepRecord{
-		step(1, `launch_app {"app":"Taobao"}`, plan.StepSucceeded, true),
-		step(2, `tap {"element":2}`, plan.StepFailed, false),
+		step(1, `launch_app {"app":"Taobao"}`, lifecycle.StepSucceeded, true),
+		step(2, `tap {"element":2}`, lifecycle.StepFailed, false),
 	}
 	hist[1].Reason = "the screen did not change after 3 attempts"
 	cam := smallCamera{png: aitest.PNG(t, 9, 20)}

@@ -20,6 +20,7 @@ import (
 
 	"phonepilot/plan"
 	"phonepilot/scene"
+	"phonepilot/task/lifecycle"
 	"phonepilot/tools"
 )
 
@@ -54,7 +55,7 @@ func (p *Planner) Plan(ctx context.Context, in plan.Input) (plan.Decision, error
 	}
 	acts, err := p.parse(in.Goal)
 	if err != nil {
-		return finish(false, err.Error()), nil
+		return plan.Decision{Finish: &plan.Finish{Reason: err.Error(), Cause: lifecycle.CauseGoalNotUnderstood}}, nil
 	}
 	if in.Scene == nil {
 		return plan.Decision{}, errors.New("rule planner: no scene")
@@ -128,7 +129,7 @@ func progress(acts []action, sc *scene.Scene, hist []plan.StepRecord) state {
 	for i, a := range acts {
 		idx := -1
 		for j := from; j < len(hist); j++ {
-			if hist[j].Status == plan.StepSucceeded && closes(a, hist[j].Intent) {
+			if hist[j].Status == lifecycle.StepSucceeded && closes(a, hist[j].Intent) {
 				idx = j
 				break
 			}
@@ -203,7 +204,7 @@ func summary(acts []action) string {
 // lastFailure describes the most recent failed step, for reasons.
 func lastFailure(hist []plan.StepRecord) string {
 	for i := len(hist) - 1; i >= 0; i-- {
-		if hist[i].Status == plan.StepFailed {
+		if hist[i].Status == lifecycle.StepFailed {
 			return failedStep(hist[i])
 		}
 	}
@@ -214,7 +215,7 @@ func lastFailure(hist []plan.StepRecord) string {
 // (a scroll or back looking for something), else the last failure.
 func mainFailure(hist []plan.StepRecord) string {
 	for _, r := range hist {
-		if r.Status == plan.StepFailed && !strings.Contains(r.Intent, " to look for ") {
+		if r.Status == lifecycle.StepFailed && !strings.Contains(r.Intent, " to look for ") {
 			return failedStep(r)
 		}
 	}
@@ -249,7 +250,7 @@ type work struct {
 func (w *work) failedHere(intent string) (plan.StepRecord, bool) {
 	for i := len(w.all) - 1; i >= 0; i-- {
 		r := w.all[i]
-		if r.Status == plan.StepFailed && r.Intent == intent && r.Before == w.fp {
+		if r.Status == lifecycle.StepFailed && r.Intent == intent && r.Before == w.fp {
 			return r, true
 		}
 	}
@@ -261,7 +262,7 @@ func (w *work) failedHere(intent string) (plan.StepRecord, bool) {
 func (w *work) failedHereTimes(intent string) int {
 	n := 0
 	for _, r := range w.all {
-		if r.Status == plan.StepFailed && r.Intent == intent && r.Before == w.fp {
+		if r.Status == lifecycle.StepFailed && r.Intent == intent && r.Before == w.fp {
 			n++
 		}
 	}
@@ -331,7 +332,7 @@ func (w *work) packageOf(app string) string {
 	}
 	for i := len(w.all) - 1; i >= 0; i-- {
 		r := w.all[i]
-		if r.Status != plan.StepSucceeded || (r.Intent != launchIntent(app) && r.Intent != "open "+app+" again") {
+		if r.Status != lifecycle.StepSucceeded || (r.Intent != launchIntent(app) && r.Intent != "open "+app+" again") {
 			continue
 		}
 		for _, sc := range w.scenes {
@@ -349,7 +350,7 @@ func (w *work) packageOf(app string) string {
 func (w *work) launch(a action) ([]plan.PlannedStep, *plan.Finish) {
 	intent := launchIntent(a.app)
 	for _, r := range w.hist {
-		if r.Intent == intent && r.Status == plan.StepFailed {
+		if r.Intent == intent && r.Status == lifecycle.StepFailed {
 			// Launching failed (not installed, or it never came to the
 			// front after the retries): launching again will not help.
 			return nil, &plan.Finish{Reason: failedStep(r)}

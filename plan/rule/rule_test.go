@@ -7,6 +7,7 @@ import (
 
 	"phonepilot/plan"
 	"phonepilot/scene"
+	"phonepilot/task/lifecycle"
 	"phonepilot/tools"
 )
 
@@ -172,7 +173,7 @@ func TestUnreadableGoalFinishesAtOnce(t *testing.T) {
 }
 
 func launched(app string) plan.StepRecord {
-	return plan.StepRecord{Number: 1, Intent: "launch " + app, Status: plan.StepSucceeded, Changed: true,
+	return plan.StepRecord{Number: 1, Intent: "launch " + app, Status: lifecycle.StepSucceeded, Changed: true,
 		Call: tools.NewCall(tools.LaunchApp, map[string]string{"app": app})}
 }
 
@@ -198,7 +199,7 @@ func TestSearchFlowFromHomeToResults(t *testing.T) {
 	if el, ok := page.Resolve(*s.Target); !ok || !el.Editable {
 		t.Errorf("type target %+v is not the field", el)
 	}
-	typed := plan.StepRecord{Number: 3, Intent: `type "Mac mini" and submit`, Status: plan.StepSucceeded, Changed: true}
+	typed := plan.StepRecord{Number: 3, Intent: `type "Mac mini" and submit`, Status: lifecycle.StepSucceeded, Changed: true}
 	// Results still loading: wait, do not finish.
 	loading := mkScene(tb, node{class: "android.widget.ProgressBar", id: tb + ":id/loading", l: 490, t: 1100, r: 590, b: 1200})
 	d = planOf(t, goal, loading, launched("Taobao"), typed)
@@ -254,7 +255,7 @@ func TestNeverRepeatsAFailedStepOnTheSameScreen(t *testing.T) {
 	d := planOf(t, "open Taobao and search Mac mini", home, launched("Taobao"))
 	first := d.Steps[0]
 	el, _ := home.Resolve(*first.Target)
-	failed := plan.StepRecord{Number: 2, Intent: first.Intent, Status: plan.StepFailed, Reason: "the screen did not change after 3 attempts",
+	failed := plan.StepRecord{Number: 2, Intent: first.Intent, Status: lifecycle.StepFailed, Reason: "the screen did not change after 3 attempts",
 		Call: tools.WithElement(first.Call, el.Index), Before: home.Fingerprint(), After: home.Fingerprint()}
 	d = planOf(t, "open Taobao and search Mac mini", home, launched("Taobao"), failed)
 	if len(d.Steps) > 0 {
@@ -285,7 +286,7 @@ func TestOffScreenTargetScrollsBoundedThenFails(t *testing.T) {
 		if s.Call.Name != tools.Scroll {
 			t.Fatalf("step %q, want a scroll", s.Intent)
 		}
-		hist = append(hist, plan.StepRecord{Number: i + 1, Intent: s.Intent, Call: s.Call, Status: plan.StepSucceeded, Changed: true})
+		hist = append(hist, plan.StepRecord{Number: i + 1, Intent: s.Intent, Call: s.Call, Status: lifecycle.StepSucceeded, Changed: true})
 	}
 	t.Fatal("never gave up")
 }
@@ -302,7 +303,7 @@ func TestAppNamedInAnotherScriptIsNotAWrongScreen(t *testing.T) {
 	// the launch tells the Planner which app it is in.
 	contacts := mkScene("com.android.contacts",
 		node{class: "android.widget.ImageButton", desc: "新建联系人", click: true, l: 800, t: 2000, r: 1000, b: 2200})
-	launch := plan.StepRecord{Number: 1, Intent: "launch 通讯录", Status: plan.StepSucceeded, Changed: true,
+	launch := plan.StepRecord{Number: 1, Intent: "launch 通讯录", Status: lifecycle.StepSucceeded, Changed: true,
 		Call: tools.NewCall(tools.LaunchApp, map[string]string{"app": "通讯录"}), After: contacts.Fingerprint()}
 	d, err := New().Plan(context.Background(), plan.Input{Goal: "打开通讯录，点击新建联系人", Scene: contacts,
 		History: []plan.StepRecord{launch}, Scenes: []plan.SceneRecord{{Fingerprint: contacts.Fingerprint(), Package: contacts.Package}}})

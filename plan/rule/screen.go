@@ -6,6 +6,7 @@ import (
 
 	"phonepilot/plan"
 	"phonepilot/scene"
+	"phonepilot/task/lifecycle"
 	"phonepilot/tools"
 )
 
@@ -134,7 +135,7 @@ func (w *work) searchField() (scene.Element, bool) {
 	best, bestScore := scene.Element{}, 0
 	tapped := false
 	for _, r := range w.hist {
-		if r.Intent == intentTapSearchBox && r.Status == plan.StepSucceeded {
+		if r.Intent == intentTapSearchBox && r.Status == lifecycle.StepSucceeded {
 			tapped = true
 		}
 	}
@@ -194,7 +195,7 @@ func (w *work) searchEntry() (scene.Element, bool) {
 // to, whose index the failed call carries).
 func (w *work) failedOn(el scene.Element) bool {
 	for _, r := range w.all {
-		if r.Status != plan.StepFailed || r.Before != w.fp || r.Intent != intentTapSearchBox {
+		if r.Status != lifecycle.StepFailed || r.Before != w.fp || r.Intent != intentTapSearchBox {
 			continue
 		}
 		i, ok := tools.ElementArg(r.Call)

@@ -10,6 +10,7 @@ import (
 	"phonepilot/plan"
 	"phonepilot/storage"
 	"phonepilot/storage/sqlite"
+	"phonepilot/task/lifecycle"
 	"phonepilot/tools"
 )
 
@@ -27,15 +28,15 @@ func Example() {
 	defer store.Close()
 
 	task, _ := store.CreateTask(ctx, storage.Task{Goal: "open Taobao and search Mac mini", Device: "sim", Planner: "rule"})
-	store.UpdateStatus(ctx, task.ID, storage.Change{From: []string{storage.StatusQueued}, To: storage.StatusRunning, At: time.Now()})
+	store.UpdateStatus(ctx, task.ID, storage.Change{From: []lifecycle.Status{lifecycle.Queued}, To: lifecycle.Running, At: time.Now()})
 	// Each step is saved the moment it finishes.
 	store.SaveStep(ctx, storage.Step{TaskID: task.ID, StepRecord: plan.StepRecord{
 		Number: 1, Intent: "launch Taobao", Call: tools.NewCall(tools.LaunchApp, map[string]string{"app": "Taobao"}),
-		Status: plan.StepSucceeded,
+		Status: lifecycle.StepSucceeded,
 	}})
-	store.UpdateStatus(ctx, task.ID, storage.Change{From: []string{storage.StatusRunning}, To: storage.StatusCompleted, Reason: "done", At: time.Now()})
+	store.UpdateStatus(ctx, task.ID, storage.Change{From: []lifecycle.Status{lifecycle.Running}, To: lifecycle.Completed, Reason: "done", At: time.Now()})
 
-	page, _ := store.ListTasks(ctx, storage.Query{Status: storage.StatusCompleted})
+	page, _ := store.ListTasks(ctx, storage.Query{Status: lifecycle.Completed})
 	steps, _ := store.Steps(ctx, task.ID)
 	fmt.Println(len(page.Tasks), page.Tasks[0].Status, page.Tasks[0].Goal)
 	fmt.Println(steps[0].Number, steps[0].Call)

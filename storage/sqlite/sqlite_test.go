@@ -10,6 +10,7 @@ import (
 	"phonepilot/storage"
 	"phonepilot/storage/sqlite"
 	"phonepilot/storage/storagetest"
+	"phonepilot/task/lifecycle"
 )
 
 func TestConformance(t *testing.T) {
@@ -33,7 +34,7 @@ func TestReopenKeepsData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.UpdateStatus(t.Context(), task.ID, storage.Change{From: []string{storage.StatusQueued}, To: storage.StatusRunning, At: time.Now(), Owner: "h:1"}); err != nil {
+	if _, err := s.UpdateStatus(t.Context(), task.ID, storage.Change{From: []lifecycle.Status{lifecycle.Queued}, To: lifecycle.Running, At: time.Now(), Owner: "h:1"}); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()

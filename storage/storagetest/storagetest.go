@@ -16,6 +16,7 @@ import (
 
 	"phonepilot/plan"
 	"phonepilot/storage"
+	"phonepilot/task/lifecycle"
 	"phonepilot/tools"
 )
 
@@ -36,6 +37,9 @@ func Run(t *testing.T, open func(t *testing.T) storage.Store) {
 		{"StatusConflict", testStatusConflict},
 		{"ConcurrentStatusChangesOneWins", testConcurrentStatus},
 		{"MarkInterrupted", testMarkInterrupted},
+		{"CauseAndFinalScene", testCauseAndFinalScene},
+		{"WaitingStatusesStoredAndInterrupted", testWaitingStatuses},
+		{"FindTasksByPrefix", testFindTasks},
 		{"StepsRoundTrip", testStepsRoundTrip},
 		{"StepReplacedBySameNumber", testStepReplace},
 		{"StepsOfMissingTask", testStepsMissingTask},
@@ -94,7 +98,7 @@ func testCreateAndGet(t *testing.T, s storage.Store) {
 	if created.ID == "" {
 		t.Fatal("CreateTask gave no ID")
 	}
-	if created.Status != storage.StatusQueued {
+	if created.Status != lifecycle.Queued {
 		t.Errorf("new task status = %q, want queued", created.Status)
 	}
 	got, err := s.Task(ctx(t), created.ID)
@@ -128,7 +132,7 @@ func testTaskNotFound(t *testing.T, s storage.Store) {
 	if !errors.Is(err, storage.ErrNotFound) {
 		t.Errorf("Task(missing) error = %v, want ErrNotFound", err)
 	}
-	_, err = s.UpdateStatus(ctx(t), "nope", storage.Change{From: []string{storage.StatusQueued}, To: storage.StatusCancelled, At: base})
+	_, err = s.UpdateStatus(ctx(t), "nope", storage.Change{From: []lifecycle.Status{lifecycle.Queued}, To: lifecycle.Cancelled, At: base})
 	if !errors.Is(err, storage.ErrNotFound) {
 		t.Errorf("UpdateStatus(missing) error = %v, want ErrNotFound", err)
 	}
@@ -191,25 +195,25 @@ func testListFilter(t *testing.T, s storage.Store) {
 	b := mustCreate(t, s, storage.Task{Goal: "b", Device: "sim", Planner: "rule"})
 	mustCreate(t, s, storage.Task{Goal: "c", Device: "sim", Planner: "rule"})
 	for _, id := range []string{a.ID, b.ID} {
-		if _, err := s.UpdateStatus(ctx(t), id, storage.Change{From: []string{storage.StatusQueued}, To: storage.StatusRunning, At: base}); err != nil {
+		if _, err := s.UpdateStatus(ctx(t), id, storage.Change{From: []lifecycle.Status{lifecycle.Queued}, To: lifecycle.Running, At: base}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	p, err := s.ListTasks(ctx(t), storage.Query{Status: storage.StatusRunning})
+	p, err := s.ListTasks(ctx(t), storage.Query{Status: lifecycle.Running})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var ids []string
 	for _, task := range p.Tasks {
 		ids = append(ids, task.ID)
-		if task.Status != storage.StatusRunning {
+		if task.Status != lifecycle.Running {
 			t.Errorf("filter running returned a %s task", task.Status)
 		}
 	}
 	if !reflect.DeepEqual(ids, []string{b.ID, a.ID}) {
 		t.Errorf("running tasks = %v, want %v", ids, []string{b.ID, a.ID})
 	}
-	p, err = s.ListTasks(ctx(t), storage.Query{Status: storage.StatusFailed})
+	p, err = s.ListTasks(ctx(t), storage.Query{Status: lifecycle.Failed})
 	if err != nil || len(p.Tasks) != 0 || p.Tasks == nil {
 		t.Errorf("no failed tasks: got %v (nil=%v), %v; want an empty, non-nil list", p.Tasks, p.Tasks == nil, err)
 	}
@@ -231,22 +235,22 @@ func testListBadQuery(t *testing.T, s storage.Store) {
 func testStatusLifecycle(t *testing.T, s storage.Store) {
 	task := mustCreate(t, s, storage.Task{Goal: "g", Device: "sim", Planner: "rule", Created: base})
 	start := base.Add(time.Second)
-	run, err := s.UpdateStatus(ctx(t), task.ID, storage.Change{From: []string{storage.StatusQueued}, To: storage.StatusRunning, At: start})
+	run, err := s.UpdateStatus(ctx(t), task.ID, storage.Change{From: []lifecycle.Status{lifecycle.Queued}, To: lifecycle.Running, At: start})
 	if err != nil {
 		t.Fatalf("queued→running: %v", err)
 	}
-	if run.Status != storage.StatusRunning || run.Started == nil || !run.Started.Equal(start) || run.Finished != nil {
+	if run.Status != lifecycle.Running || run.Started == nil || !run.Started.Equal(start) || run.Finished != nil {
 		t.Errorf("running task: status %s started %v finished %v", run.Status, run.Started, run.Finished)
 	}
 	end := start.Add(3 * time.Second)
 	usage := plan.Usage{InputTokens: 1200, OutputTokens: 80, Latency: 2 * time.Second}
-	done, err := s.UpdateStatus(ctx(t), task.ID, storage.Change{From: []string{storage.StatusRunning}, To: storage.StatusCompleted, Reason: "search results shown", At: end, Usage: usage})
+	done, err := s.UpdateStatus(ctx(t), task.ID, storage.Change{From: []lifecycle.Status{lifecycle.Running}, To: lifecycle.Completed, Reason: "search results shown", At: end, Usage: usage})
 	if err != nil {
 		t.Fatalf("running→completed: %v", err)
 	}
 	got, _ := s.Task(ctx(t), task.ID)
 	for _, tk := range []storage.Task{done, got} {
-		if tk.Status != storage.StatusCompleted || tk.Reason != "search results shown" {
+		if tk.Status != lifecycle.Completed || tk.Reason != "search results shown" {
 			t.Errorf("completed task: %s %q", tk.Status, tk.Reason)
 		}
 		if tk.Finished == nil || !tk.Finished.Equal(end) || tk.Started == nil || !tk.Started.Equal(start) {
@@ -260,22 +264,22 @@ func testStatusLifecycle(t *testing.T, s storage.Store) {
 
 func testStatusConflict(t *testing.T, s storage.Store) {
 	task := mustCreate(t, s, storage.Task{Goal: "g", Device: "sim", Planner: "rule"})
-	if _, err := s.UpdateStatus(ctx(t), task.ID, storage.Change{From: []string{storage.StatusQueued, storage.StatusRunning}, To: storage.StatusFailed, Reason: "x", At: base}); err != nil {
+	if _, err := s.UpdateStatus(ctx(t), task.ID, storage.Change{From: []lifecycle.Status{lifecycle.Queued, lifecycle.Running}, To: lifecycle.Failed, Reason: "x", At: base}); err != nil {
 		t.Fatal(err)
 	}
-	_, err := s.UpdateStatus(ctx(t), task.ID, storage.Change{From: []string{storage.StatusQueued, storage.StatusRunning}, To: storage.StatusCancelled, At: base})
+	_, err := s.UpdateStatus(ctx(t), task.ID, storage.Change{From: []lifecycle.Status{lifecycle.Queued, lifecycle.Running}, To: lifecycle.Cancelled, At: base})
 	var ce *storage.ConflictError
 	if !errors.As(err, &ce) {
 		t.Fatalf("cancelling a failed task: error %v, want *ConflictError", err)
 	}
-	if ce.Current != storage.StatusFailed || ce.To != storage.StatusCancelled {
+	if ce.Current != lifecycle.Failed || ce.To != lifecycle.Cancelled {
 		t.Errorf("conflict = %+v", ce)
 	}
 	got, _ := s.Task(ctx(t), task.ID)
-	if got.Status != storage.StatusFailed || got.Reason != "x" {
+	if got.Status != lifecycle.Failed || got.Reason != "x" {
 		t.Errorf("refused change still changed the task: %s %q", got.Status, got.Reason)
 	}
-	if _, err := s.UpdateStatus(ctx(t), task.ID, storage.Change{From: []string{storage.StatusFailed}, To: "sleeping", At: base}); err == nil {
+	if _, err := s.UpdateStatus(ctx(t), task.ID, storage.Change{From: []lifecycle.Status{lifecycle.Failed}, To: "sleeping", At: base}); err == nil {
 		t.Error("unknown target status accepted")
 	}
 }
@@ -283,16 +287,16 @@ func testStatusConflict(t *testing.T, s storage.Store) {
 func testConcurrentStatus(t *testing.T, s storage.Store) {
 	task := mustCreate(t, s, storage.Task{Goal: "g", Device: "sim", Planner: "rule"})
 	var wg sync.WaitGroup
-	wins := make(chan string, 8)
+	wins := make(chan lifecycle.Status, 8)
 	for i := range 8 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			to := storage.StatusCancelled
+			to := lifecycle.Cancelled
 			if i%2 == 0 {
-				to = storage.StatusRunning
+				to = lifecycle.Running
 			}
-			if _, err := s.UpdateStatus(context.Background(), task.ID, storage.Change{From: []string{storage.StatusQueued}, To: to, At: base}); err == nil {
+			if _, err := s.UpdateStatus(context.Background(), task.ID, storage.Change{From: []lifecycle.Status{lifecycle.Queued}, To: to, At: base}); err == nil {
 				wins <- to
 			} else if !errors.As(err, new(*storage.ConflictError)) {
 				t.Errorf("concurrent change: %v", err)
@@ -301,7 +305,7 @@ func testConcurrentStatus(t *testing.T, s storage.Store) {
 	}
 	wg.Wait()
 	close(wins)
-	var won []string
+	var won []lifecycle.Status
 	for w := range wins {
 		won = append(won, w)
 	}
@@ -320,7 +324,7 @@ func testMarkInterrupted(t *testing.T, s storage.Store) {
 	var dead []string
 	for i := range 3 {
 		task := mustCreate(t, s, storage.Task{Goal: fmt.Sprint(i), Device: "sim", Planner: "rule"})
-		got, err := s.UpdateStatus(ctx(t), task.ID, storage.Change{From: []string{storage.StatusQueued}, To: storage.StatusRunning, At: base, Owner: "host-a:100"})
+		got, err := s.UpdateStatus(ctx(t), task.ID, storage.Change{From: []lifecycle.Status{lifecycle.Queued}, To: lifecycle.Running, At: base, Owner: "host-a:100"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -329,14 +333,14 @@ func testMarkInterrupted(t *testing.T, s storage.Store) {
 		}
 		dead = append(dead, task.ID)
 	}
-	legacy := mustCreate(t, s, storage.Task{Goal: "no owner", Device: "sim", Planner: "rule", Status: storage.StatusRunning})
+	legacy := mustCreate(t, s, storage.Task{Goal: "no owner", Device: "sim", Planner: "rule", Status: lifecycle.Running})
 	dead = append(dead, legacy.ID)
-	live := mustCreate(t, s, storage.Task{Goal: "elsewhere", Device: "sim", Planner: "rule", Status: storage.StatusRunning, Owner: "host-b:7"})
+	live := mustCreate(t, s, storage.Task{Goal: "elsewhere", Device: "sim", Planner: "rule", Status: lifecycle.Running, Owner: "host-b:7"})
 	if got, _ := s.Task(ctx(t), live.ID); got.Owner != "host-b:7" {
 		t.Errorf("owner given at creation = %q", got.Owner)
 	}
 	queued := mustCreate(t, s, storage.Task{Goal: "q", Device: "sim", Planner: "rule", Owner: "host-a:100"})
-	done := mustCreate(t, s, storage.Task{Goal: "d", Device: "sim", Planner: "rule", Status: storage.StatusCompleted, Owner: "host-a:100"})
+	done := mustCreate(t, s, storage.Task{Goal: "d", Device: "sim", Planner: "rule", Status: lifecycle.Completed, Owner: "host-a:100"})
 	at := base.Add(time.Hour)
 	ids, err := s.MarkInterrupted(ctx(t), []string{"host-a:100", ""}, "phonepilot stopped while the task ran", at)
 	if err != nil {
@@ -349,11 +353,11 @@ func testMarkInterrupted(t *testing.T, s storage.Store) {
 	}
 	for _, id := range dead {
 		got, _ := s.Task(ctx(t), id)
-		if got.Status != storage.StatusInterrupted || got.Reason != "phonepilot stopped while the task ran" || got.Finished == nil || !got.Finished.Equal(at) {
-			t.Errorf("task %s after MarkInterrupted: %s %q %v", id, got.Status, got.Reason, got.Finished)
+		if got.Status != lifecycle.Interrupted || got.Cause != lifecycle.CauseInterrupted || got.Reason != "phonepilot stopped while the task ran" || got.Finished == nil || !got.Finished.Equal(at) {
+			t.Errorf("task %s after MarkInterrupted: %s (%s) %q %v", id, got.Status, got.Cause, got.Reason, got.Finished)
 		}
 	}
-	for id, want := range map[string]string{live.ID: storage.StatusRunning, queued.ID: storage.StatusQueued, done.ID: storage.StatusCompleted} {
+	for id, want := range map[string]lifecycle.Status{live.ID: lifecycle.Running, queued.ID: lifecycle.Queued, done.ID: lifecycle.Completed} {
 		if got, _ := s.Task(ctx(t), id); got.Status != want {
 			t.Errorf("MarkInterrupted changed a %s task to %s", want, got.Status)
 		}
@@ -381,7 +385,7 @@ func sampleStep(taskID string, n int) storage.Step {
 				{Number: 1, Result: "no visible change", Changed: false, Duration: 300 * time.Millisecond},
 				{Number: 2, Result: "typed 8 characters into [3]", Changed: true, Duration: 250 * time.Millisecond},
 			},
-			Status:   plan.StepSucceeded,
+			Status:   lifecycle.StepSucceeded,
 			Before:   "fp-before",
 			After:    "fp-after",
 			Changed:  true,
@@ -406,7 +410,7 @@ func testStepsRoundTrip(t *testing.T, s storage.Store) {
 		}
 	}
 	failed := sampleStep(task.ID, 4)
-	failed.Status, failed.Reason, failed.Scene, failed.Attempts = plan.StepFailed, "element 57 not on screen", nil, nil
+	failed.Status, failed.Reason, failed.Scene, failed.Attempts = lifecycle.StepFailed, "element 57 not on screen", nil, nil
 	if err := s.SaveStep(ctx(t), failed); err != nil {
 		t.Fatal(err)
 	}
@@ -433,7 +437,7 @@ func testStepsRoundTrip(t *testing.T, s storage.Store) {
 			t.Errorf("step task = %q", st.TaskID)
 		}
 	}
-	if steps[3].Status != plan.StepFailed || steps[3].Reason != "element 57 not on screen" || steps[3].Scene != nil || len(steps[3].Attempts) != 0 {
+	if steps[3].Status != lifecycle.StepFailed || steps[3].Reason != "element 57 not on screen" || steps[3].Scene != nil || len(steps[3].Attempts) != 0 {
 		t.Errorf("failed step = %+v", steps[3])
 	}
 	one, err := s.Step(ctx(t), task.ID, 2)
@@ -456,12 +460,12 @@ func testStepReplace(t *testing.T, s storage.Store) {
 	if err := s.SaveStep(ctx(t), st); err != nil {
 		t.Fatal(err)
 	}
-	st.Intent, st.Status = "tap search", plan.StepFailed
+	st.Intent, st.Status = "tap search", lifecycle.StepFailed
 	if err := s.SaveStep(ctx(t), st); err != nil {
 		t.Fatalf("saving step 1 again: %v", err)
 	}
 	steps, _ := s.Steps(ctx(t), task.ID)
-	if len(steps) != 1 || steps[0].Intent != "tap search" || steps[0].Status != plan.StepFailed {
+	if len(steps) != 1 || steps[0].Intent != "tap search" || steps[0].Status != lifecycle.StepFailed {
 		t.Errorf("after replace: %+v", steps)
 	}
 }
@@ -473,7 +477,7 @@ func testStepsMissingTask(t *testing.T, s storage.Store) {
 	if _, err := s.Steps(ctx(t), "missing"); !errors.Is(err, storage.ErrNotFound) {
 		t.Errorf("Steps of a missing task: %v, want ErrNotFound", err)
 	}
-	if _, err := s.AppendEvent(ctx(t), storage.Event{TaskID: "missing", Type: "status"}); !errors.Is(err, storage.ErrNotFound) {
+	if _, err := s.AppendEvent(ctx(t), storage.Event{TaskID: "missing", Type: lifecycle.EventStatus}); !errors.Is(err, storage.ErrNotFound) {
 		t.Errorf("AppendEvent for a missing task: %v, want ErrNotFound", err)
 	}
 	if _, err := s.Events(ctx(t), "missing", 0, 0); !errors.Is(err, storage.ErrNotFound) {
@@ -484,7 +488,7 @@ func testStepsMissingTask(t *testing.T, s storage.Store) {
 func testEventsSequenced(t *testing.T, s storage.Store) {
 	task := mustCreate(t, s, storage.Task{Goal: "g", Device: "sim", Planner: "rule"})
 	other := mustCreate(t, s, storage.Task{Goal: "h", Device: "sim", Planner: "rule"})
-	types := []string{"task_started", "step_started", "attempt", "step_finished", "status"}
+	types := []lifecycle.EventType{lifecycle.EventTaskStarted, lifecycle.EventStepStarted, lifecycle.EventAttempt, lifecycle.EventStepFinished, lifecycle.EventStatus}
 	for i, typ := range types {
 		e, err := s.AppendEvent(ctx(t), storage.Event{TaskID: task.ID, Type: typ, Step: 1, Time: base.Add(time.Duration(i) * time.Millisecond), Data: json.RawMessage(`{"n":` + fmt.Sprint(i) + `}`)})
 		if err != nil {
@@ -494,7 +498,7 @@ func testEventsSequenced(t *testing.T, s storage.Store) {
 			t.Errorf("event %d got seq %d", i, e.Seq)
 		}
 	}
-	if e, err := s.AppendEvent(ctx(t), storage.Event{TaskID: other.ID, Type: "task_started"}); err != nil || e.Seq != 1 {
+	if e, err := s.AppendEvent(ctx(t), storage.Event{TaskID: other.ID, Type: lifecycle.EventTaskStarted}); err != nil || e.Seq != 1 {
 		t.Errorf("another task's first event: seq %d, %v (sequences are per task)", e.Seq, err)
 	}
 	all, err := s.Events(ctx(t), task.ID, 0, 0)
@@ -529,7 +533,7 @@ func testConcurrentEvents(t *testing.T, s storage.Store) {
 		go func() {
 			defer wg.Done()
 			for range each {
-				if _, err := s.AppendEvent(context.Background(), storage.Event{TaskID: task.ID, Type: "attempt"}); err != nil {
+				if _, err := s.AppendEvent(context.Background(), storage.Event{TaskID: task.ID, Type: lifecycle.EventAttempt}); err != nil {
 					t.Errorf("AppendEvent: %v", err)
 					return
 				}
@@ -568,12 +572,12 @@ func testConcurrentTasks(t *testing.T, s storage.Store) {
 				return
 			}
 			ids[i] = task.ID
-			if _, err := s.UpdateStatus(c, task.ID, storage.Change{From: []string{storage.StatusQueued}, To: storage.StatusRunning, At: base}); err != nil {
+			if _, err := s.UpdateStatus(c, task.ID, storage.Change{From: []lifecycle.Status{lifecycle.Queued}, To: lifecycle.Running, At: base}); err != nil {
 				t.Errorf("start: %v", err)
 				return
 			}
 			for n := 1; n <= steps; n++ {
-				if _, err := s.AppendEvent(c, storage.Event{TaskID: task.ID, Type: "step_started", Step: n}); err != nil {
+				if _, err := s.AppendEvent(c, storage.Event{TaskID: task.ID, Type: lifecycle.EventStepStarted, Step: n}); err != nil {
 					t.Errorf("event: %v", err)
 					return
 				}
@@ -586,7 +590,7 @@ func testConcurrentTasks(t *testing.T, s storage.Store) {
 					return
 				}
 			}
-			if _, err := s.UpdateStatus(c, task.ID, storage.Change{From: []string{storage.StatusRunning}, To: storage.StatusCompleted, At: base}); err != nil {
+			if _, err := s.UpdateStatus(c, task.ID, storage.Change{From: []lifecycle.Status{lifecycle.Running}, To: lifecycle.Completed, At: base}); err != nil {
 				t.Errorf("finish: %v", err)
 			}
 		}()
@@ -601,8 +605,100 @@ func testConcurrentTasks(t *testing.T, s storage.Store) {
 			t.Errorf("task %s: %d steps, %v", id, len(st), err)
 		}
 	}
-	p, err := s.ListTasks(ctx(t), storage.Query{Status: storage.StatusCompleted})
+	p, err := s.ListTasks(ctx(t), storage.Query{Status: lifecycle.Completed})
 	if err != nil || len(p.Tasks) != tasks {
 		t.Errorf("%d completed tasks, want %d (%v)", len(p.Tasks), tasks, err)
+	}
+}
+
+// A task's end keeps its typed cause and the screen after its last action;
+// a list leaves the (larger) screen out, a single task has it.
+func testCauseAndFinalScene(t *testing.T, s storage.Store) {
+	task := mustCreate(t, s, storage.Task{Goal: "g", Device: "sim", Planner: "rule", Status: lifecycle.Running})
+	if task.Cause != lifecycle.CauseNone || task.FinalScene != nil {
+		t.Errorf("new task: cause %q final scene %s", task.Cause, task.FinalScene)
+	}
+	final := json.RawMessage(`{"package":"com.taobao.taobao","width":1080,"height":2400,"elements":[{"index":0,"text":"Mac mini"}]}`)
+	got, err := s.UpdateStatus(ctx(t), task.ID, storage.Change{From: []lifecycle.Status{lifecycle.Running}, To: lifecycle.Failed,
+		Cause: lifecycle.CauseDeviceGone, Reason: "device disconnected", At: base, FinalScene: final})
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, _ := s.Task(ctx(t), task.ID)
+	for _, tk := range []storage.Task{got, again} {
+		if tk.Cause != lifecycle.CauseDeviceGone || tk.Reason != "device disconnected" {
+			t.Errorf("cause %q reason %q", tk.Cause, tk.Reason)
+		}
+		sameJSON(t, "final scene", tk.FinalScene, final)
+	}
+	page, err := s.ListTasks(ctx(t), storage.Query{})
+	if err != nil || len(page.Tasks) != 1 {
+		t.Fatalf("list: %v %d", err, len(page.Tasks))
+	}
+	if page.Tasks[0].Cause != lifecycle.CauseDeviceGone || page.Tasks[0].FinalScene != nil {
+		t.Errorf("listed: cause %q, final scene %d bytes (want none)", page.Tasks[0].Cause, len(page.Tasks[0].FinalScene))
+	}
+	if _, err := s.UpdateStatus(ctx(t), task.ID, storage.Change{From: []lifecycle.Status{lifecycle.Failed}, To: lifecycle.Failed, Cause: "bogus", At: base}); err == nil {
+		t.Error("an unknown cause was stored")
+	}
+}
+
+// waiting_approval and waiting_user are storable statuses, and a dead
+// owner's waiting task is interrupted like a running one.
+func testWaitingStatuses(t *testing.T, s storage.Store) {
+	var ids []string
+	for _, st := range []lifecycle.Status{lifecycle.WaitingApproval, lifecycle.WaitingUser} {
+		task := mustCreate(t, s, storage.Task{Goal: string(st), Device: "sim", Planner: "rule", Status: st, Owner: "h:1"})
+		page, err := s.ListTasks(ctx(t), storage.Query{Status: st})
+		if err != nil || len(page.Tasks) != 1 || page.Tasks[0].ID != task.ID {
+			t.Errorf("list %s: %v %+v", st, err, page.Tasks)
+		}
+		ids = append(ids, task.ID)
+	}
+	got, err := s.MarkInterrupted(ctx(t), []string{"h:1"}, "gone", base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(got)
+	sort.Strings(ids)
+	if !reflect.DeepEqual(got, ids) {
+		t.Errorf("interrupted %v, want %v", got, ids)
+	}
+}
+
+// FindTasks finds tasks by a prefix of their ID, and nothing for an empty
+// prefix or one with characters no ID has (no LIKE pattern gets through).
+func testFindTasks(t *testing.T, s storage.Store) {
+	a := mustCreate(t, s, storage.Task{ID: "tabc001", Goal: "a", Device: "sim", Planner: "rule"})
+	b := mustCreate(t, s, storage.Task{ID: "tabc002", Goal: "b", Device: "sim", Planner: "rule"})
+	mustCreate(t, s, storage.Task{ID: "txyz003", Goal: "c", Device: "sim", Planner: "rule"})
+	ids := func(prefix string) []string {
+		t.Helper()
+		ts, err := s.FindTasks(ctx(t), prefix, 10)
+		if err != nil {
+			t.Fatalf("FindTasks(%q): %v", prefix, err)
+		}
+		out := []string{}
+		for _, tk := range ts {
+			out = append(out, tk.ID)
+		}
+		return out
+	}
+	for prefix, want := range map[string][]string{
+		"tabc":    {b.ID, a.ID},
+		"tabc001": {a.ID},
+		"tx":      {"txyz003"},
+		"tq":      {},
+		"":        {},
+		"t%":      {},
+		"t_bc001": {},
+		"TABC":    {},
+	} {
+		if got := ids(prefix); !reflect.DeepEqual(got, want) {
+			t.Errorf("FindTasks(%q) = %v, want %v", prefix, got, want)
+		}
+	}
+	if _, err := s.FindTasks(ctx(t), "t", 0); err == nil {
+		t.Error("limit 0 accepted")
 	}
 }

@@ -17,6 +17,7 @@ import (
 
 	"phonepilot/plan"
 	"phonepilot/storage"
+	"phonepilot/task/lifecycle"
 	"phonepilot/tools"
 )
 
@@ -91,22 +92,26 @@ func jsonOr(raw json.RawMessage, empty string) string {
 	return string(raw)
 }
 
-const taskColumns = `id, goal, device, planner, max_steps, status, reason, owner, created_us, started_us, finished_us,
+// taskColumns are what a list reads; a single task adds final_scene.
+const taskColumns = `id, goal, device, planner, max_steps, status, cause, reason, owner, created_us, started_us, finished_us,
 	input_tokens, output_tokens, model_latency_ns, config, seq`
 
 type scanner interface{ Scan(dest ...any) error }
 
-func scanTask(r scanner) (storage.Task, int64, error) {
+func scanTask(r scanner, withScene bool) (storage.Task, int64, error) {
 	var (
 		t                 storage.Task
 		started, finished sql.NullInt64
 		created, seq      int64
 		latency           int64
-		config            string
+		config, final     string
 	)
-	err := r.Scan(&t.ID, &t.Goal, &t.Device, &t.Planner, &t.MaxSteps, &t.Status, &t.Reason, &t.Owner, &created, &started, &finished,
-		&t.Usage.InputTokens, &t.Usage.OutputTokens, &latency, &config, &seq)
-	if err != nil {
+	dest := []any{&t.ID, &t.Goal, &t.Device, &t.Planner, &t.MaxSteps, &t.Status, &t.Cause, &t.Reason, &t.Owner, &created, &started, &finished,
+		&t.Usage.InputTokens, &t.Usage.OutputTokens, &latency, &config, &seq}
+	if withScene {
+		dest = append(dest, &final)
+	}
+	if err := r.Scan(dest...); err != nil {
 		return storage.Task{}, 0, err
 	}
 	t.Created = fromUS(created)
@@ -115,6 +120,9 @@ func scanTask(r scanner) (storage.Task, int64, error) {
 	t.Usage.Latency = time.Duration(latency)
 	if config != "" && config != "{}" {
 		t.Config = json.RawMessage(config)
+	}
+	if final != "" && final != "null" {
+		t.FinalScene = json.RawMessage(final)
 	}
 	return t, seq, nil
 }
@@ -125,9 +133,9 @@ func (s *Store) CreateTask(ctx context.Context, t storage.Task) (storage.Task, e
 		t.ID = storage.NewID()
 	}
 	if t.Status == "" {
-		t.Status = storage.StatusQueued
+		t.Status = lifecycle.Queued
 	}
-	if !storage.ValidStatus(t.Status) {
+	if !t.Status.Valid() {
 		return storage.Task{}, fmt.Errorf("create task: unknown status %q", t.Status)
 	}
 	if t.Created.IsZero() {
@@ -137,12 +145,15 @@ func (s *Store) CreateTask(ctx context.Context, t storage.Task) (storage.Task, e
 		return storage.Task{}, errors.New("create task: config is not valid JSON")
 	}
 	t.Created = t.Created.Truncate(time.Microsecond).UTC()
-	_, err := s.write.ExecContext(ctx, s.q(`INSERT INTO tasks (id, goal, device, planner, max_steps, status, reason, owner,
-		created_us, started_us, finished_us, input_tokens, output_tokens, model_latency_ns, config)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-		t.ID, t.Goal, t.Device, t.Planner, t.MaxSteps, t.Status, t.Reason, t.Owner,
+	if len(t.FinalScene) > 0 && !json.Valid(t.FinalScene) {
+		return storage.Task{}, errors.New("create task: final scene is not valid JSON")
+	}
+	_, err := s.write.ExecContext(ctx, s.q(`INSERT INTO tasks (id, goal, device, planner, max_steps, status, cause, reason, owner,
+		created_us, started_us, finished_us, input_tokens, output_tokens, model_latency_ns, config, final_scene)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+		t.ID, t.Goal, t.Device, t.Planner, t.MaxSteps, t.Status, t.Cause, t.Reason, t.Owner,
 		us(t.Created), nullUS(t.Started), nullUS(t.Finished),
-		t.Usage.InputTokens, t.Usage.OutputTokens, int64(t.Usage.Latency), jsonOr(t.Config, "{}"))
+		t.Usage.InputTokens, t.Usage.OutputTokens, int64(t.Usage.Latency), jsonOr(t.Config, "{}"), jsonOr(t.FinalScene, "null"))
 	if err != nil {
 		return storage.Task{}, fmt.Errorf("create task: %w", err)
 	}
@@ -151,7 +162,7 @@ func (s *Store) CreateTask(ctx context.Context, t storage.Task) (storage.Task, e
 
 // Task returns one task.
 func (s *Store) Task(ctx context.Context, id string) (storage.Task, error) {
-	t, _, err := scanTask(s.read.QueryRowContext(ctx, s.q(`SELECT `+taskColumns+` FROM tasks WHERE id = ?`), id))
+	t, _, err := scanTask(s.read.QueryRowContext(ctx, s.q(`SELECT `+taskColumns+`, final_scene FROM tasks WHERE id = ?`), id), true)
 	if errors.Is(err, sql.ErrNoRows) {
 		return storage.Task{}, fmt.Errorf("task %q: %w", id, storage.ErrNotFound)
 	}
@@ -171,7 +182,7 @@ func (s *Store) ListTasks(ctx context.Context, q storage.Query) (storage.Page, e
 	case limit < 0 || limit > storage.MaxPage:
 		return storage.Page{}, fmt.Errorf("list tasks: limit %d outside 1..%d", limit, storage.MaxPage)
 	}
-	if q.Status != "" && !storage.ValidStatus(q.Status) {
+	if q.Status != "" && !q.Status.Valid() {
 		return storage.Page{}, fmt.Errorf("list tasks: unknown status %q", q.Status)
 	}
 	var (
@@ -204,7 +215,7 @@ func (s *Store) ListTasks(ctx context.Context, q storage.Query) (storage.Page, e
 	page := storage.Page{Tasks: []storage.Task{}}
 	var lastSeq int64
 	for rows.Next() {
-		t, seq, err := scanTask(rows)
+		t, seq, err := scanTask(rows, false)
 		if err != nil {
 			return storage.Page{}, fmt.Errorf("list tasks: %w", err)
 		}
@@ -221,16 +232,45 @@ func (s *Store) ListTasks(ctx context.Context, q storage.Query) (storage.Page, e
 	return page, nil
 }
 
+// FindTasks returns the tasks whose ID starts with prefix, newest first, at
+// most limit of them. IDs are lower-case base32, so a prefix with any other
+// character matches nothing (and cannot reach LIKE as a pattern).
+func (s *Store) FindTasks(ctx context.Context, prefix string, limit int) ([]storage.Task, error) {
+	if limit < 1 || limit > storage.MaxPage {
+		return nil, fmt.Errorf("find tasks: limit %d outside 1..%d", limit, storage.MaxPage)
+	}
+	out := []storage.Task{}
+	if prefix == "" || strings.IndexFunc(prefix, func(r rune) bool { return !(r >= '0' && r <= '9' || r >= 'a' && r <= 'z') }) >= 0 {
+		return out, nil
+	}
+	rows, err := s.read.QueryContext(ctx, s.q(`SELECT `+taskColumns+` FROM tasks WHERE id LIKE ? ORDER BY seq DESC LIMIT ?`), prefix+"%", limit)
+	if err != nil {
+		return nil, fmt.Errorf("find tasks: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		t, _, err := scanTask(rows, false)
+		if err != nil {
+			return nil, fmt.Errorf("find tasks: %w", err)
+		}
+		out = append(out, t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("find tasks: %w", err)
+	}
+	return out, nil
+}
+
 // UpdateStatus applies a status change if the task is in one of c.From.
 func (s *Store) UpdateStatus(ctx context.Context, id string, c storage.Change) (storage.Task, error) {
 	if err := c.Validate(); err != nil {
 		return storage.Task{}, fmt.Errorf("update task %s: %w", id, err)
 	}
 	at := us(c.At)
-	terminal := storage.Terminal(c.To)
+	terminal := c.To.Terminal()
 	set := []string{"status = ?", "reason = ?"}
 	args := []any{c.To, c.Reason}
-	if c.To == storage.StatusRunning {
+	if c.To == lifecycle.Running {
 		set = append(set, "started_us = ?")
 		args = append(args, at)
 	}
@@ -239,8 +279,12 @@ func (s *Store) UpdateStatus(ctx context.Context, id string, c storage.Change) (
 		args = append(args, c.Owner)
 	}
 	if terminal {
-		set = append(set, "finished_us = ?", "input_tokens = ?", "output_tokens = ?", "model_latency_ns = ?")
-		args = append(args, at, c.Usage.InputTokens, c.Usage.OutputTokens, int64(c.Usage.Latency))
+		set = append(set, "finished_us = ?", "cause = ?", "input_tokens = ?", "output_tokens = ?", "model_latency_ns = ?")
+		args = append(args, at, c.Cause, c.Usage.InputTokens, c.Usage.OutputTokens, int64(c.Usage.Latency))
+		if len(c.FinalScene) > 0 {
+			set = append(set, "final_scene = ?")
+			args = append(args, string(c.FinalScene))
+		}
 	}
 	in := strings.TrimSuffix(strings.Repeat("?, ", len(c.From)), ", ")
 	args = append(args, id)
@@ -272,12 +316,13 @@ func (s *Store) MarkInterrupted(ctx context.Context, owners []string, reason str
 		return ids, nil
 	}
 	in := strings.TrimSuffix(strings.Repeat("?, ", len(owners)), ", ")
-	args := []any{storage.StatusInterrupted, reason, us(at), storage.StatusRunning}
+	args := []any{lifecycle.Interrupted, lifecycle.CauseInterrupted, reason, us(at),
+		lifecycle.Running, lifecycle.WaitingApproval, lifecycle.WaitingUser}
 	for _, o := range owners {
 		args = append(args, o)
 	}
-	rows, err := s.write.QueryContext(ctx, s.q(`UPDATE tasks SET status = ?, reason = ?, finished_us = ?
-		WHERE status = ? AND owner IN (`+in+`) RETURNING id`), args...)
+	rows, err := s.write.QueryContext(ctx, s.q(`UPDATE tasks SET status = ?, cause = ?, reason = ?, finished_us = ?
+		WHERE status IN (?, ?, ?) AND owner IN (`+in+`) RETURNING id`), args...)
 	if err != nil {
 		return nil, fmt.Errorf("mark interrupted: %w", err)
 	}

@@ -1,0 +1,412 @@
+package task
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"phonepilot/device"
+	"phonepilot/device/fake"
+	"phonepilot/internal/testlog"
+	"phonepilot/plan"
+	"phonepilot/runtime"
+	"phonepilot/scene"
+	"phonepilot/storage"
+	"phonepilot/storage/sqlite"
+	"phonepilot/task/lifecycle"
+	"phonepilot/tools"
+)
+
+// flakyStore is a store whose writes fail while down is set, as a stopped
+// PostgreSQL or a full disk under SQLite would.
+type flakyStore struct {
+	storage.Store
+	down    atomic.Bool
+	refused atomic.Int64
+}
+
+var errDiskFull = errors.New("database or disk is full")
+
+func (f *flakyStore) fail() error {
+	if f.down.Load() {
+		f.refused.Add(1)
+		return errDiskFull
+	}
+	return nil
+}
+
+func (f *flakyStore) SaveStep(ctx context.Context, s storage.Step) error {
+	if err := f.fail(); err != nil {
+		return err
+	}
+	return f.Store.SaveStep(ctx, s)
+}
+
+func (f *flakyStore) AppendEvent(ctx context.Context, e storage.Event) (storage.Event, error) {
+	if err := f.fail(); err != nil {
+		return storage.Event{}, err
+	}
+	return f.Store.AppendEvent(ctx, e)
+}
+
+func (f *flakyStore) UpdateStatus(ctx context.Context, id string, c storage.Change) (storage.Task, error) {
+	if err := f.fail(); err != nil {
+		return storage.Task{}, err
+	}
+	return f.Store.UpdateStatus(ctx, id, c)
+}
+
+// stepRunner emits steps steps; before step n it calls before(n) when set,
+// and waits on gate when set (or for cancellation).
+type stepRunner struct {
+	steps  int
+	gate   chan struct{}
+	before func(n int)
+	start  chan string
+}
+
+func (r *stepRunner) Run(ctx context.Context, t storage.Task, dev device.Device, emit func(runtime.Event)) runtime.Result {
+	if r.start != nil {
+		r.start <- t.ID
+	}
+	sc, _ := dev.Scene(ctx)
+	emit(runtime.Event{Type: lifecycle.EventTaskStarted, Reason: t.Goal})
+	for n := 1; n <= r.steps; n++ {
+		if r.before != nil {
+			r.before(n)
+		}
+		if r.gate != nil {
+			select {
+			case <-r.gate:
+			case <-ctx.Done():
+				return runtime.Result{Status: lifecycle.Cancelled, Cause: lifecycle.CauseCancelled, Reason: "cancelled"}
+			}
+		}
+		call := tools.NewCall(tools.Tap, map[string]int{"element": 1})
+		emit(runtime.Event{Type: lifecycle.EventStepStarted, Step: n, Call: &call})
+		rec := plan.StepRecord{Number: n, Intent: fmt.Sprintf("step %d", n), Call: call, Status: lifecycle.StepSucceeded,
+			Attempts: []plan.Attempt{{Number: 1, Result: "tapped"}}}
+		emit(runtime.Event{Type: lifecycle.EventStepFinished, Step: n, Call: &call, Record: &rec, Scene: sc})
+	}
+	return runtime.Result{Status: lifecycle.Completed, Reason: "done", FinalScene: sc}
+}
+
+type oneDevice struct{}
+
+func (oneDevice) Check(name string) error {
+	if name != "sim" && name != "sim:b" {
+		return fmt.Errorf("no device %q", name)
+	}
+	return nil
+}
+
+func (oneDevice) Open(ctx context.Context, name string) (device.Device, func(), error) {
+	return fake.New(&scene.Scene{Width: 100, Height: 100, Package: "com.example"}), func() {}, nil
+}
+
+func openStore(t *testing.T) storage.Store {
+	t.Helper()
+	s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "pp.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func newService(t *testing.T, store Store, r Runner, mutate ...func(*Config)) *Service {
+	t.Helper()
+	cfg := Config{Logger: testlog.New(t), PollInterval: 20 * time.Millisecond, RetryBase: 2 * time.Millisecond,
+		RetryMax: 10 * time.Millisecond, FlushGrace: 50 * time.Millisecond}
+	for _, m := range mutate {
+		m(&cfg)
+	}
+	s, err := New(cfg, store, oneDevice{}, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		s.Close(ctx)
+	})
+	return s
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// A store that refuses writes in the middle of a task (the disk filled up
+// after step 1) loses nothing: the device is freed when the task ends, a
+// cancel says the task has ended (not "runs in another process"), and once
+// the store takes writes again every step and event is written in order,
+// the task reaches its final status and its watch ends.
+func TestStoreDownMidTaskLosesNothing(t *testing.T) {
+	flaky := &flakyStore{Store: openStore(t)}
+	r := &stepRunner{steps: 3}
+	r.before = func(n int) {
+		if n == 2 {
+			flaky.down.Store(true)
+		}
+	}
+	s := newService(t, flaky, r)
+	tk, err := s.Submit(t.Context(), Request{Goal: "g", Device: "sim", Planner: "rule"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	watched := make(chan []storage.Event, 1)
+	var final storage.Task
+	go func() {
+		var got []storage.Event
+		var err error
+		final, err = s.Watch(context.Background(), tk.ID, 0, func(e storage.Event) error { got = append(got, e); return nil })
+		if err != nil {
+			t.Errorf("watch: %v", err)
+		}
+		watched <- got
+	}()
+
+	// The runner has finished and the store is still down: the device is
+	// free, and the task reads as ended.
+	waitFor(t, "the device to be freed", func() bool { return flaky.refused.Load() > 0 && s.Load()["sim"].Running == "" })
+	got, err := s.Get(t.Context(), tk.ID)
+	if err != nil || got.Status != lifecycle.Completed {
+		t.Fatalf("while the store is down the task reads %s (%v), want completed", got.Status, err)
+	}
+	if _, err := s.Cancel(t.Context(), tk.ID); !errors.As(err, new(*storage.ConflictError)) || strings.Contains(err.Error(), "another") {
+		t.Errorf("cancel of the ended task: %v, want a conflict saying it is completed", err)
+	}
+	select {
+	case <-watched:
+		t.Fatal("the watch ended before the task's end was written")
+	case <-time.After(50 * time.Millisecond):
+	}
+
+	flaky.down.Store(false)
+	var events []storage.Event
+	select {
+	case events = <-watched:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the watch did not end after the store came back")
+	}
+	if final.Status != lifecycle.Completed {
+		t.Errorf("watch ended with %s", final.Status)
+	}
+	stored, _ := flaky.Task(t.Context(), tk.ID)
+	if stored.Status != lifecycle.Completed || stored.Finished == nil || len(stored.FinalScene) == 0 {
+		t.Errorf("stored task %s finished %v final scene %d bytes", stored.Status, stored.Finished, len(stored.FinalScene))
+	}
+	steps, _ := flaky.Steps(t.Context(), tk.ID)
+	if len(steps) != 3 {
+		t.Fatalf("%d steps stored, want 3", len(steps))
+	}
+	var types []string
+	for i, e := range events {
+		if e.Seq != int64(i+1) {
+			t.Errorf("event %d has seq %d", i, e.Seq)
+		}
+		types = append(types, string(e.Type))
+	}
+	want := "status,status,task_started,step_started,step_finished,step_started,step_finished,step_started,step_finished,status"
+	if strings.Join(types, ",") != want {
+		t.Errorf("events\n%s\nwant\n%s", strings.Join(types, ","), want)
+	}
+}
+
+// Twenty concurrent cancels of one running task: exactly one succeeds.
+func TestCancelExactlyOnce(t *testing.T) {
+	r := &stepRunner{steps: 1, gate: make(chan struct{}), start: make(chan string, 1)}
+	s := newService(t, openStore(t), r)
+	tk, err := s.Submit(t.Context(), Request{Goal: "g", Device: "sim", Planner: "rule"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-r.start
+	var (
+		wg        sync.WaitGroup
+		ok, confl atomic.Int32
+	)
+	for range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got, err := s.Cancel(t.Context(), tk.ID)
+			switch {
+			case err == nil && got.Status == lifecycle.Cancelled:
+				ok.Add(1)
+			case errors.Is(err, ErrConflict), errors.As(err, new(*storage.ConflictError)):
+				confl.Add(1)
+			default:
+				t.Errorf("cancel: %+v %v", got.Status, err)
+			}
+		}()
+	}
+	wg.Wait()
+	if ok.Load() != 1 || confl.Load() != 19 {
+		t.Errorf("%d cancels succeeded and %d conflicted, want 1 and 19", ok.Load(), confl.Load())
+	}
+	got, _ := s.Get(t.Context(), tk.ID)
+	if got.Status != lifecycle.Cancelled || got.Cause != lifecycle.CauseCancelled {
+		t.Errorf("task %s (%s), want cancelled", got.Status, got.Cause)
+	}
+}
+
+// A queued task cancelled by many at once is cancelled once, and its
+// device never runs it.
+func TestCancelQueuedExactlyOnce(t *testing.T) {
+	r := &stepRunner{steps: 1, gate: make(chan struct{}), start: make(chan string, 2)}
+	s := newService(t, openStore(t), r)
+	first, _ := s.Submit(t.Context(), Request{Goal: "first", Device: "sim", Planner: "rule"})
+	<-r.start
+	queued, _ := s.Submit(t.Context(), Request{Goal: "second", Device: "sim", Planner: "rule"})
+	var ok atomic.Int32
+	var wg sync.WaitGroup
+	for range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := s.Cancel(t.Context(), queued.ID); err == nil {
+				ok.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if ok.Load() != 1 {
+		t.Errorf("%d cancels of a queued task succeeded, want 1", ok.Load())
+	}
+	close(r.gate)
+	waitFor(t, "the first task to end", func() bool { got, _ := s.Get(t.Context(), first.ID); return got.Status.Terminal() })
+	select {
+	case id := <-r.start:
+		t.Errorf("the cancelled task %s ran", id)
+	case <-time.After(50 * time.Millisecond):
+	}
+}
+
+// Close interrupts a running task, writes its end, and its watch gets the
+// final status event and returns the interrupted task.
+func TestCloseEndsWatchWithFinalStatus(t *testing.T) {
+	r := &stepRunner{steps: 1, gate: make(chan struct{}), start: make(chan string, 1)}
+	s := newService(t, openStore(t), r)
+	tk, _ := s.Submit(t.Context(), Request{Goal: "g", Device: "sim", Planner: "rule"})
+	<-r.start
+	type result struct {
+		final storage.Task
+		last  storage.Event
+		err   error
+	}
+	done := make(chan result, 1)
+	go func() {
+		var last storage.Event
+		final, err := s.Watch(context.Background(), tk.ID, 0, func(e storage.Event) error { last = e; return nil })
+		done <- result{final, last, err}
+	}()
+	if err := s.Close(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	res := <-done
+	if res.err != nil || res.final.Status != lifecycle.Interrupted || res.final.Cause != lifecycle.CauseInterrupted {
+		t.Fatalf("watch returned %s (%s), %v", res.final.Status, res.final.Cause, res.err)
+	}
+	var d StatusData
+	if res.last.Type != lifecycle.EventStatus || json.Unmarshal(res.last.Data, &d) != nil || d.Status != lifecycle.Interrupted {
+		t.Errorf("last event handed over: %s %s", res.last.Type, res.last.Data)
+	}
+	if _, err := s.Submit(t.Context(), Request{Goal: "late", Device: "sim"}); !errors.Is(err, ErrClosed) {
+		t.Errorf("submit after close: %v", err)
+	}
+}
+
+// RunNow's context ending (Ctrl-C) cancels the task: cancelled, cause
+// cancelled, recorded like any task.
+func TestRunNowCancelledByContext(t *testing.T) {
+	store := openStore(t)
+	r := &stepRunner{steps: 2, gate: make(chan struct{}), start: make(chan string, 1)}
+	s := newService(t, store, r)
+	ctx, cancel := context.WithCancel(t.Context())
+	go func() { <-r.start; cancel() }()
+	tk, res, err := s.RunNow(ctx, Request{Goal: "g", Device: "sim", Planner: "rule"}, fake.New(&scene.Scene{Package: "x"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tk.Status != lifecycle.Cancelled || res.Cause != lifecycle.CauseCancelled {
+		t.Errorf("RunNow ended %s (%s)", tk.Status, res.Cause)
+	}
+	s.Close(t.Context())
+	got, _ := store.Task(t.Context(), tk.ID)
+	if got.Status != lifecycle.Cancelled || got.Cause != lifecycle.CauseCancelled || got.Owner != s.Owner() {
+		t.Errorf("stored %s (%s) owner %q", got.Status, got.Cause, got.Owner)
+	}
+}
+
+// Recover interrupts the running and waiting tasks of gone owners, with
+// cause interrupted and a final status event, and leaves live ones alone.
+func TestRecoverInterruptsDeadOwners(t *testing.T) {
+	store := openStore(t)
+	mk := func(st lifecycle.Status, owner string) storage.Task {
+		tk, err := store.CreateTask(t.Context(), storage.Task{Goal: "g", Device: "sim", Planner: "rule", Status: st, Owner: owner})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tk
+	}
+	dead, deadWaiting, live, self := mk(lifecycle.Running, "h:1"), mk(lifecycle.WaitingUser, "h:1"), mk(lifecycle.Running, "h:2"), mk(lifecycle.Running, "h:3")
+	ids, err := Recover(t.Context(), store, "h:3", func(o string) bool { return o == "h:1" }, nil, nil)
+	if err != nil || len(ids) != 2 {
+		t.Fatalf("recovered %v, %v", ids, err)
+	}
+	for _, tk := range []storage.Task{dead, deadWaiting} {
+		got, _ := store.Task(t.Context(), tk.ID)
+		events, _ := store.Events(t.Context(), tk.ID, 0, 0)
+		if got.Status != lifecycle.Interrupted || got.Cause != lifecycle.CauseInterrupted || len(events) != 1 || !lastIsFinal(events) {
+			t.Errorf("dead owner's task: %s (%s), events %v", got.Status, got.Cause, events)
+		}
+	}
+	for _, tk := range []storage.Task{live, self} {
+		if got, _ := store.Task(t.Context(), tk.ID); got.Status != lifecycle.Running {
+			t.Errorf("a live owner's task became %s", got.Status)
+		}
+	}
+}
+
+// Find takes a whole id or a unique prefix; an ambiguous prefix names the
+// candidates.
+func TestFindPrefix(t *testing.T) {
+	store := openStore(t)
+	for _, id := range []string{"tabc1", "tabc2", "tzzz9"} {
+		if _, err := store.CreateTask(t.Context(), storage.Task{ID: id, Goal: "g", Device: "sim", Planner: "rule"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, err := Find(t.Context(), store, "tz"); err != nil || got.ID != "tzzz9" {
+		t.Errorf("unique prefix: %v %v", got.ID, err)
+	}
+	if got, err := Find(t.Context(), store, "tabc1"); err != nil || got.ID != "tabc1" {
+		t.Errorf("whole id: %v %v", got.ID, err)
+	}
+	_, err := Find(t.Context(), store, "tab")
+	if !errors.Is(err, ErrAmbiguous) || !strings.Contains(err.Error(), "tabc1") || !strings.Contains(err.Error(), "tabc2") {
+		t.Errorf("ambiguous prefix: %v", err)
+	}
+	if _, err := Find(t.Context(), store, "tq"); !errors.Is(err, storage.ErrNotFound) {
+		t.Errorf("no match: %v", err)
+	}
+}
