@@ -395,7 +395,7 @@ func TestCheckBind(t *testing.T) {
 		{":8080", "", false},
 		{"192.168.1.5:8080", "", false},
 		{"[::]:8080", "", false},
-		{"0.0.0.0:8080", "t", true},
+		{"0.0.0.0:8080", "0123456789abcdef", true},
 		{"nonsense", "", false},
 	} {
 		err := CheckBind(c.addr, c.token)
