@@ -346,7 +346,7 @@ func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	byPath := map[string][]route{}
 	var paths []string
-	for _, rt := range s.routeTable() {
+	for _, rt := range append(s.routeTable(), s.vocabularyRoute()) {
 		if _, ok := byPath[rt.pattern]; !ok {
 			paths = append(paths, rt.pattern)
 		}
