@@ -452,8 +452,10 @@ async function boot() {
   } catch (e) {
     $("detail-empty").textContent = "This page cannot work with this server: " + e.message;
     $("start").disabled = true;
+    document.body.dataset.boot = "failed";
     return;
   }
+  document.body.dataset.boot = "ready"; // tests wait for this
   refreshDevices();
   refreshList();
   route();
