@@ -8,11 +8,12 @@ const SVG = "http://www.w3.org/2000/svg";
 
 // The words of the API (statuses, events, tones) come from GET
 // /v1/vocabulary, loaded before anything else: the page spells none of them
-// by hand. ev() names an event the page handles and fails at load when the
-// server does not list it, so a renamed event is an error on the page, not
-// a handler that silently never fires.
+// by hand. The events it handles are named once, in boot, through ev(),
+// which fails at load when the server does not list one: a renamed event is
+// an error on the page, not a handler that silently never fires.
 let V = null;
 let TERMINAL = new Set();
+let EV = null; // the events the page handles, each checked against V at boot
 function ev(name) {
   if (!V.events.includes(name) && name !== V.stream_end) throw new Error(`the server's vocabulary has no event "${name}"`);
   return name;
@@ -194,23 +195,23 @@ function follow(id) {
   const src = new EventSource(`/v1/tasks/${id}/events${q}`);
   current.source = src;
   const mine = () => current && current.id === id;
-  src.addEventListener(ev("step_started"), (e) => {
+  src.addEventListener(EV.stepStarted, (e) => {
     if (!mine()) return;
     const d = JSON.parse(e.data);
     $("task-live").textContent = `step ${d.step} running…`;
   });
-  src.addEventListener(ev("attempt"), (e) => {
+  src.addEventListener(EV.attempt, (e) => {
     if (!mine()) return;
     const d = JSON.parse(e.data);
     const a = d.data || {};
     $("task-live").textContent = `step ${d.step}: attempt ${a.number || ""} ${a.result || ""}`;
   });
-  src.addEventListener(ev("step_finished"), (e) => {
+  src.addEventListener(EV.stepFinished, (e) => {
     if (!mine()) return;
     addStep(JSON.parse(e.data));
     $("task-live").textContent = "";
   });
-  src.addEventListener(ev("status"), async (e) => {
+  src.addEventListener(EV.status, async (e) => {
     if (!mine()) return;
     const d = JSON.parse(e.data).data || {};
     if (d.status && d.status !== current.status) {
@@ -218,7 +219,7 @@ function follow(id) {
       refreshList();
     }
   });
-  src.addEventListener(V.stream_end, async () => {
+  src.addEventListener(EV.end, async () => {
     src.close();
     if (!mine()) return;
     try { showTask(await api("GET", "/v1/tasks/" + id)); } catch (_) { /* shown already */ }
@@ -447,8 +448,8 @@ async function boot() {
   try {
     V = await api("GET", "/v1/vocabulary");
     TERMINAL = new Set(V.terminal);
-    for (const name of ["step_started", "attempt", "step_finished", "status"]) ev(name);
     if (!V.stream_end) throw new Error("the server's vocabulary has no stream_end");
+    EV = { stepStarted: ev("step_started"), attempt: ev("attempt"), stepFinished: ev("step_finished"), status: ev("status"), end: V.stream_end };
   } catch (e) {
     $("detail-empty").textContent = "This page cannot work with this server: " + e.message;
     $("start").disabled = true;
