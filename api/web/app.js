@@ -382,9 +382,9 @@ function layers(els) {
 
 // labels returns, per index, the label text drawn in the element's box
 // ("" for none): its text or description, clipped to the box, when the box
-// is tall enough for a line. A box some of whose descendants draw a label
-// leaves the words to them (a search bar's "Search" would otherwise print
-// over its field's "Search products").
+// is tall enough for a line (a 60 px row of a 1080×2400 screen is). A box
+// some of whose descendants draw a label leaves the words to them (a search
+// bar's "Search" would otherwise print over its field's "Search products").
 function labels(els, font, pad) {
   const out = new Array(els.length).fill("");
   const inside = new Array(els.length).fill(false);
@@ -392,7 +392,7 @@ function labels(els, font, pad) {
     const e = els[i];
     const [l, t, r, b] = e.bounds || [0, 0, 0, 0];
     const label = e.text || e.desc;
-    if (label && !inside[i] && r > l && b - t >= font * 1.05) out[i] = fit(label.replace(/\s+/g, " "), (r - l - 2 * pad) / font);
+    if (label && !inside[i] && r > l && b - t >= font * 0.95) out[i] = fit(label.replace(/\s+/g, " "), (r - l - 2 * pad) / font);
     const p = e.parent;
     if (p >= 0 && p < els.length && (out[i] || inside[i])) inside[p] = true;
   }
