@@ -412,7 +412,7 @@ func TestCheckBind(t *testing.T) {
 		{":8080", "", false},
 		{"192.168.1.5:8080", "", false},
 		{"[::]:8080", "", false},
-		{"0.0.0.0:8080", "t", true},
+		{"0.0.0.0:8080", "0123456789abcdef", true},
 		{"nonsense", "", false},
 	} {
 		err := CheckBind(c.addr, c.token)
@@ -660,13 +660,20 @@ func TestCauseReturned(t *testing.T) {
 func TestLifecycleVocabulary(t *testing.T) {
 	h := newHarness(t, newFakeRunner(0), nil)
 	var doc struct {
-		Statuses, Terminal, Causes, EventTypes, StepStatuses []string
+		Statuses     []string          `json:"statuses"`
+		Terminal     []string          `json:"terminal"`
+		Causes       []string          `json:"causes"`
+		EventTypes   []string          `json:"event_types"`
+		StepStatuses []string          `json:"step_statuses"`
+		StreamEnd    string            `json:"stream_end"`
+		Tones        map[string]string `json:"tones"`
 	}
-	var raw map[string][]string
-	if resp := h.do("GET", "/v1/lifecycle", "", &raw); resp.StatusCode != 200 {
+	if resp := h.do("GET", "/v1/lifecycle", "", &doc); resp.StatusCode != 200 {
 		t.Fatal(resp.StatusCode)
 	}
-	doc.Statuses, doc.Terminal, doc.Causes, doc.EventTypes, doc.StepStatuses = raw["statuses"], raw["terminal"], raw["causes"], raw["event_types"], raw["step_statuses"]
+	if doc.StreamEnd != "end" || doc.Tones["failed"] != "bad" || doc.Tones["completed"] != "ok" {
+		t.Errorf("stream_end = %q, tones = %v", doc.StreamEnd, doc.Tones)
+	}
 	strs := func(v any) []string {
 		b, _ := json.Marshal(v)
 		var out []string

@@ -28,6 +28,7 @@ var (
 	errUnauthorized = errors.New("a valid bearer token is required (Authorization: Bearer <token>)")
 	errNoRoute      = errors.New("no such endpoint")
 	errConflict     = errors.New("conflict")
+	errUncleanPath  = errors.New(`path has "." or ".." segments or "//"; send the clean path`)
 )
 
 // methodError is a request with a method the path does not take.
@@ -57,7 +58,7 @@ func classify(err error) (status int, code string) {
 	switch {
 	case errors.As(err, &mb):
 		return http.StatusRequestEntityTooLarge, "too_large"
-	case errors.As(err, &fe):
+	case errors.As(err, &fe), errors.Is(err, errUncleanPath):
 		return http.StatusBadRequest, "bad_request"
 	case errors.Is(err, errUnauthorized):
 		return http.StatusUnauthorized, "unauthorized"

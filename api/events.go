@@ -90,7 +90,7 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request) error {
 		return nil // headers are sent; the client reconnects
 	}
 	data, _ := json.Marshal(task.StatusData{Status: final.Status, Cause: final.Cause, Reason: final.Reason})
-	_ = write("event: end\ndata: %s\n\n", data)
+	_ = write("event: "+streamEnd+"\ndata: %s\n\n", data)
 	return nil
 }
 
@@ -115,3 +115,6 @@ func (s *Server) eventData(ctx context.Context, e storage.Event) ([]byte, error)
 	}
 	return json.Marshal(payload)
 }
+
+// streamEnd is the event that closes an event stream.
+const streamEnd = "end"

@@ -98,6 +98,9 @@ func CheckBind(addr, token string) error {
 	if err != nil {
 		return fmt.Errorf("address %q: %w", addr, err)
 	}
+	if err := CheckToken(token); err != nil {
+		return err
+	}
 	if token != "" || loopback(host) {
 		return nil
 	}
@@ -222,7 +225,11 @@ func (s *Server) routes() http.Handler {
 					continue
 				}
 				if rt.auth && !s.authorized(r) {
-					writeError(w, s.log, r, errUnauthorized)
+					err := errUnauthorized
+					if r.URL.Query().Has("access_token") && !queryTokenAllowed(r) {
+						err = fmt.Errorf("%w; ?access_token= is taken only by the event stream", errUnauthorized)
+					}
+					writeError(w, s.log, r, err)
 					return
 				}
 				if err := rt.h(w, r); err != nil {
@@ -237,17 +244,25 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, s.log, r, fmt.Errorf("%s %s: %w", r.Method, r.URL.Path, errNoRoute))
 	})
-	return mux
+	// ServeMux would redirect an unclean path (307/301, HTML body); a
+	// client that sent one has a bug the API's own error should name.
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if uncleanPath(r.URL.Path) {
+			writeError(w, s.log, r, fmt.Errorf("%q: %w", r.URL.Path, errUncleanPath))
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
 }
 
 // authorized checks the bearer token in constant time. EventSource cannot
-// send headers, so the event stream also takes ?access_token=.
+// send headers, so the event stream (and only it) also takes ?access_token=.
 func (s *Server) authorized(r *http.Request) bool {
 	if s.cfg.Token == "" {
 		return true
 	}
-	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !ok {
+	got, ok := bearerToken(r.Header.Get("Authorization"))
+	if !ok && queryTokenAllowed(r) {
 		got = r.URL.Query().Get("access_token")
 	}
 	if got == "" {

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -24,35 +25,44 @@ type taskRequest struct {
 	MaxSteps int    `json:"max_steps"`
 }
 
-// decodeBody reads one JSON object, naming the field when a value has the
-// wrong type or a field is unknown.
+// decodeBody reads exactly one JSON object, naming the field when a value
+// has the wrong type or a field is unknown. The whole body is read first
+// (it is small: limit), so that data after the object is refused rather
+// than silently ignored.
 func decodeBody(r *http.Request, w http.ResponseWriter, limit int64, v any) error {
-	body := http.MaxBytesReader(w, r.Body, limit)
-	dec := json.NewDecoder(body)
+	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	if err != nil {
+		return err // *http.MaxBytesError: 413
+	}
+	start := bytes.TrimLeft(data, " \t\r\n")
+	switch {
+	case len(start) == 0:
+		return badField("body", "empty; send a JSON object")
+	case start[0] != '{':
+		return badField("body", "must be a JSON object {...}, got %s", jsonValueKind(start[0]))
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		var (
-			mb  *http.MaxBytesError
 			ute *json.UnmarshalTypeError
 			se  *json.SyntaxError
 		)
 		switch {
-		case errors.As(err, &mb):
-			return err
 		case errors.As(err, &ute):
-			return badField(ute.Field, "must be a %s", ute.Type.String())
+			return badField(ute.Field, "must be %s, got %s", jsonTypeName(ute.Type), ute.Value)
 		case errors.As(err, &se):
 			return badField("body", "not valid JSON at byte %d: %v", se.Offset, err)
-		case errors.Is(err, io.EOF):
-			return badField("body", "empty; send a JSON object")
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			return badField("body", "the JSON object is cut short")
 		case strings.HasPrefix(err.Error(), "json: unknown field "):
 			name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
 			return badField(name, "unknown field")
 		}
 		return badField("body", "%v", err)
 	}
-	if _, err := io.Copy(io.Discard, body); err != nil {
-		return err // a body over the limit after the object
+	if end := dec.InputOffset(); len(bytes.TrimSpace(data[end:])) > 0 {
+		return badField("body", "unexpected data after the JSON object at byte %d; send exactly one object", end)
 	}
 	return nil
 }
@@ -198,22 +208,40 @@ func (s *Server) listDevices(w http.ResponseWriter, r *http.Request) error {
 }
 
 // lifecycleDoc is the vocabulary of GET /v1/lifecycle: the web page (and
-// any client) takes the words from here instead of spelling them.
+// any client) takes the words from here instead of spelling them. Tones say
+// how to colour a status ("active", "ok", "bad", "warn"; a word without one
+// is neutral), so the stylesheet names tones, not statuses.
 type lifecycleDoc struct {
 	Statuses     []lifecycle.Status     `json:"statuses"`
 	Terminal     []lifecycle.Status     `json:"terminal"`
 	Causes       []lifecycle.Cause      `json:"causes"`
 	EventTypes   []lifecycle.EventType  `json:"event_types"`
 	StepStatuses []lifecycle.StepStatus `json:"step_statuses"`
+	StreamEnd    string                 `json:"stream_end"` // the last message of every event stream
+	Tones        map[string]string      `json:"tones"`
 }
 
 func (s *Server) lifecycle(w http.ResponseWriter, r *http.Request) error {
-	doc := lifecycleDoc{Statuses: lifecycle.Statuses, Causes: lifecycle.Causes, EventTypes: lifecycle.EventTypes, StepStatuses: lifecycle.StepStatuses}
+	doc := lifecycleDoc{
+		Statuses: lifecycle.Statuses, Causes: lifecycle.Causes, EventTypes: lifecycle.EventTypes,
+		StepStatuses: lifecycle.StepStatuses, StreamEnd: streamEnd,
+		Tones: map[string]string{
+			string(lifecycle.Running):         "active",
+			string(lifecycle.WaitingApproval): "active",
+			string(lifecycle.WaitingUser):     "active",
+			string(lifecycle.Completed):       "ok",
+			string(lifecycle.StepSucceeded):   "ok",
+			string(lifecycle.Failed):          "bad",
+			string(lifecycle.Cancelled):       "warn",
+			string(lifecycle.Interrupted):     "warn",
+		},
+	}
 	for _, st := range lifecycle.Statuses {
 		if st.Terminal() {
 			doc.Terminal = append(doc.Terminal, st)
 		}
 	}
+	w.Header().Set("Cache-Control", "no-cache")
 	writeJSON(w, http.StatusOK, doc)
 	return nil
 }

@@ -5,7 +5,22 @@
 
 const $ = (id) => document.getElementById(id);
 const SVG = "http://www.w3.org/2000/svg";
-const TERMINAL = new Set(["completed", "failed", "cancelled", "interrupted"]);
+
+// The words of the API (statuses, events, tones) come from GET
+// /v1/lifecycle, loaded before anything else: the page spells none of them
+// by hand. The events it handles are named once, in boot, through ev(),
+// which fails at load when the server does not list one: a renamed event is
+// an error on the page, not a handler that silently never fires.
+let V = null;
+let TERMINAL = new Set();
+let EV = null; // the events the page handles, each checked against V at boot
+function ev(name) {
+  if (!V.event_types.includes(name) && name !== V.stream_end) throw new Error(`the server's vocabulary has no event "${name}"`);
+  return name;
+}
+function tone(word) {
+  return "tone-" + (V.tones[word] || "neutral");
+}
 
 let token = localStorage.getItem("phonepilot.token") || "";
 let current = null; // {id, source, status}
@@ -44,13 +59,44 @@ function el(tag, attrs, ...children) {
 }
 
 function badge(status) {
-  return el("span", { class: "badge " + status }, status);
+  return el("span", { class: "badge " + tone(status), "data-status": status }, status);
+}
+
+function setBadge(node, status) {
+  node.className = "badge " + tone(status);
+  node.dataset.status = status;
+  node.textContent = status;
 }
 
 function ms(ns) {
   if (!ns) return "0 ms";
   const v = ns / 1e6;
   return v < 1000 ? `${Math.round(v)} ms` : `${(v / 1000).toFixed(1)} s`;
+}
+
+// span says how long from a to b (Dates) in the unit a person reads.
+function span(a, b) {
+  const s = Math.max(0, (b - a) / 1000);
+  if (s < 1) return `${Math.round(s * 1000)} ms`;
+  if (s < 60) return `${s.toFixed(1)} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`;
+  return `${Math.floor(s / 3600)} h ${Math.round((s % 3600) / 60)} min`;
+}
+
+// when is a time of day, with the date when it is not today.
+function when(d) {
+  const hm = d.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+  if (d.toDateString() === new Date().toDateString()) return hm;
+  return d.toLocaleDateString([], { month: "short", day: "numeric" }) + " " + hm;
+}
+
+// ran says when a task ran and how long it took (or has taken so far),
+// from its created/started/finished times.
+function ran(t) {
+  if (!t.started) return t.finished ? `ended ${when(new Date(t.finished))} before it started` : `queued since ${when(new Date(t.created))}`;
+  const start = new Date(t.started);
+  if (!t.finished) return `started ${when(start)} · ${span(start, new Date())} so far`;
+  return `ran ${when(start)} · took ${span(start, new Date(t.finished))}`;
 }
 
 // ---- task list -------------------------------------------------------------
@@ -60,7 +106,11 @@ async function refreshList() {
     const page = await api("GET", "/v1/tasks?limit=50");
     const list = $("task-list");
     list.replaceChildren(...page.tasks.map((t) => {
-      const li = el("li", { "data-id": t.id, title: t.goal }, badge(t.status), el("span", { class: "goal" }, t.goal));
+      const li = el("li", { "data-id": t.id, title: t.goal },
+        badge(t.status),
+        el("div", { class: "what" },
+          el("span", { class: "goal" }, t.goal),
+          el("span", { class: "when", title: `created ${t.created}` + (t.started ? `, started ${t.started}` : "") + (t.finished ? `, finished ${t.finished}` : "") }, ran(t))));
       if (current && current.id === t.id) li.classList.add("current");
       li.addEventListener("click", () => open(t.id, true));
       return li;
@@ -106,12 +156,11 @@ function showTask(t) {
   $("detail-empty").hidden = true;
   $("task").hidden = false;
   $("task-goal").textContent = t.goal;
-  const st = $("task-status");
-  st.className = "badge " + t.status;
-  st.textContent = t.status;
-  $("task-meta").textContent = `${t.device} · ${t.planner} planner · ${t.id}` +
+  setBadge($("task-status"), t.status);
+  $("task-meta").textContent = `${t.device} · ${t.planner} planner · ${t.id} · ${ran(t)}` +
     (t.usage && t.usage.input_tokens ? ` · ${t.usage.input_tokens}+${t.usage.output_tokens} tokens` : "");
-  $("task-reason").textContent = t.reason || "";
+  $("task-reason").textContent = (t.cause ? t.cause + ": " : "") + (t.reason || "");
+  showFinal(t);
   $("cancel").hidden = TERMINAL.has(t.status);
   if (TERMINAL.has(t.status)) $("task-live").textContent = "";
   if (current) current.status = t.status;
@@ -146,23 +195,23 @@ function follow(id) {
   const src = new EventSource(`/v1/tasks/${id}/events${q}`);
   current.source = src;
   const mine = () => current && current.id === id;
-  src.addEventListener("step_started", (e) => {
+  src.addEventListener(EV.stepStarted, (e) => {
     if (!mine()) return;
     const d = JSON.parse(e.data);
     $("task-live").textContent = `step ${d.step} running…`;
   });
-  src.addEventListener("attempt", (e) => {
+  src.addEventListener(EV.attempt, (e) => {
     if (!mine()) return;
     const d = JSON.parse(e.data);
     const a = d.data || {};
     $("task-live").textContent = `step ${d.step}: attempt ${a.number || ""} ${a.result || ""}`;
   });
-  src.addEventListener("step_finished", (e) => {
+  src.addEventListener(EV.stepFinished, (e) => {
     if (!mine()) return;
     addStep(JSON.parse(e.data));
     $("task-live").textContent = "";
   });
-  src.addEventListener("status", async (e) => {
+  src.addEventListener(EV.status, async (e) => {
     if (!mine()) return;
     const d = JSON.parse(e.data).data || {};
     if (d.status && d.status !== current.status) {
@@ -170,7 +219,7 @@ function follow(id) {
       refreshList();
     }
   });
-  src.addEventListener("end", async () => {
+  src.addEventListener(EV.end, async () => {
     src.close();
     if (!mine()) return;
     try { showTask(await api("GET", "/v1/tasks/" + id)); } catch (_) { /* shown already */ }
@@ -206,31 +255,73 @@ function addStep(s) {
         (s.usage && s.usage.input_tokens ? ` · ${s.usage.input_tokens}+${s.usage.output_tokens} tokens` : ""))));
   const old = $(id);
   if (old) old.replaceWith(card);
+  else $("steps").insertBefore(card, $("final-screen")); // the final screen stays last
+}
+
+// showFinal draws the task's final Scene (the screen after its last
+// action, same JSON as a step's scene) as the last card.
+function showFinal(t) {
+  const old = $("final-screen");
+  if (!t.final_scene || !t.final_scene.width) {
+    if (old) old.remove();
+    return;
+  }
+  const card = el("li", { class: "step final", id: "final-screen" },
+    wireframe(t.final_scene, null),
+    el("div", { class: "info" },
+      el("div", { class: "title" }, "final screen"),
+      el("div", { class: "outcome" }, `after the last action · ${t.final_scene.package || "unknown app"}`)));
+  if (old) old.replaceWith(card);
   else $("steps").append(card);
 }
 
 // wireframe draws a Scene (docs/scene-json.md) as boxes at their bounds;
 // the element the step acted on is highlighted.
+//
+// Layers: boxes are drawn in dump order, so a later box lies over an
+// earlier one. A box that covers an earlier sibling (a dialog over the page,
+// a window over the app, a button floating over a list) starts a layer that
+// is painted solid, so the page below does not show through it; a layer
+// that covers the whole screen is a modal's scrim and dims the page.
+//
+// Labels: the SVG is WIREFRAME_PX wide on the page whatever the screen's
+// resolution, so the font is chosen in screen pixels from that width and
+// labels are clipped to their box.
+const WIREFRAME_PX = 200;
+const LABEL_PX = 11;
+
 function wireframe(scene, acted) {
   const svg = document.createElementNS(SVG, "svg");
   svg.setAttribute("class", "wireframe");
+  svg.setAttribute("width", WIREFRAME_PX);
   if (!scene || !scene.width) {
     svg.setAttribute("viewBox", "0 0 90 160");
+    svg.setAttribute("height", Math.round(WIREFRAME_PX * 160 / 90));
     return svg;
   }
   const W = scene.width, H = scene.height;
   svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
+  svg.setAttribute("height", Math.round(WIREFRAME_PX * H / W));
   svg.setAttribute("role", "img");
   svg.setAttribute("aria-label", `screen of ${scene.package || "the phone"}`);
-  const stroke = Math.max(2, W / 300);
-  const font = Math.max(18, H / 60);
+  const unit = W / WIREFRAME_PX; // scene pixels per page pixel
+  const stroke = Math.max(1, unit);
+  const font = LABEL_PX * unit;
+  const els = scene.elements || [];
+  const layer = layers(els);
+  const pad = stroke * 3;
+  const shown = labels(els, font, pad);
+  const screen = W * H;
   let actedRect = null;
-  for (const e of scene.elements || []) {
+  for (const e of els) {
     const [l, t, r, b] = e.bounds || [0, 0, 0, 0];
     if (r <= l || b <= t) continue;
     const flags = e.flags || [];
+    const covers = area([l, t, r, b], [0, 0, W, H]) >= 0.9 * screen;
     const rect = document.createElementNS(SVG, "rect");
     let cls = "el";
+    if (layer[e.index] === e.index && covers) cls = "scrim";
+    else if (layer[e.index] >= 0 && !covers) cls += " solid";
     if (flags.includes("editable")) cls += " editable";
     else if (flags.includes("clickable")) cls += " clickable";
     rect.setAttribute("x", l);
@@ -239,6 +330,7 @@ function wireframe(scene, acted) {
     rect.setAttribute("height", b - t);
     rect.setAttribute("stroke-width", stroke);
     rect.setAttribute("class", cls);
+    rect.dataset.index = e.index;
     const label = e.text || e.desc;
     if (label) {
       const title = document.createElementNS(SVG, "title");
@@ -247,12 +339,13 @@ function wireframe(scene, acted) {
     }
     svg.append(rect);
     if (e.index === acted) actedRect = rect;
-    if (label && b - t >= font && r - l >= font * 2) {
+    if (shown[e.index]) {
       const text = document.createElementNS(SVG, "text");
-      text.setAttribute("x", l + stroke * 2);
-      text.setAttribute("y", t + Math.min(b - t, font * 1.1));
+      text.setAttribute("x", l + pad);
+      text.setAttribute("y", (t + b) / 2 + font * 0.35); // one line, centred in its box
       text.setAttribute("font-size", font);
-      text.textContent = label.length > 24 ? label.slice(0, 23) + "…" : label;
+      text.dataset.index = e.index;
+      text.textContent = shown[e.index];
       svg.append(text);
     }
   }
@@ -264,6 +357,70 @@ function wireframe(scene, acted) {
     svg.append(hit);
   }
   return svg;
+}
+
+// layers maps each element's index to the index of the layer root it lies
+// in, or -1 for the page at the bottom. A layer root is an element at
+// least half of which lies over an earlier sibling (window roots are
+// siblings of each other).
+function layers(els) {
+  const out = new Array(els.length).fill(-1);
+  const siblings = new Map(); // parent index -> boxes drawn so far
+  for (const e of els) {
+    const bx = e.bounds || [0, 0, 0, 0];
+    const own = area(bx, bx);
+    const prev = siblings.get(e.parent) || [];
+    let over = false;
+    if (own > 0) for (const p of prev) if (area(bx, p) >= own / 2) { over = true; break; }
+    prev.push(bx);
+    siblings.set(e.parent, prev);
+    const up = e.parent >= 0 && e.parent < out.length ? out[e.parent] : -1;
+    out[e.index] = over ? e.index : up;
+  }
+  return out;
+}
+
+// labels returns, per index, the label text drawn in the element's box
+// ("" for none): its text or description, clipped to the box, when the box
+// is tall enough for a line (a 60 px row of a 1080×2400 screen is). A box
+// some of whose descendants draw a label leaves the words to them (a search
+// bar's "Search" would otherwise print over its field's "Search products").
+function labels(els, font, pad) {
+  const out = new Array(els.length).fill("");
+  const inside = new Array(els.length).fill(false);
+  for (let i = els.length - 1; i >= 0; i--) {
+    const e = els[i];
+    const [l, t, r, b] = e.bounds || [0, 0, 0, 0];
+    const label = e.text || e.desc;
+    if (label && !inside[i] && r > l && b - t >= font * 0.95) out[i] = fit(label.replace(/\s+/g, " "), (r - l - 2 * pad) / font);
+    const p = e.parent;
+    if (p >= 0 && p < els.length && (out[i] || inside[i])) inside[p] = true;
+  }
+  return out;
+}
+
+// area is the area of the intersection of two [l, t, r, b] boxes.
+function area(a, b) {
+  const w = Math.min(a[2], b[2]) - Math.max(a[0], b[0]);
+  const h = Math.min(a[3], b[3]) - Math.max(a[1], b[1]);
+  return w > 0 && h > 0 ? w * h : 0;
+}
+
+// fit shortens s to about ems font-sizes of width (wide CJK characters
+// count 1, others about 0.58), with an ellipsis; "" when not even three
+// characters fit.
+function fit(s, ems) {
+  let used = 0, out = "";
+  for (const ch of s) {
+    const w = ch.codePointAt(0) >= 0x2e80 ? 1 : 0.58;
+    if (used + w > ems) {
+      if (out.length < 3) return "";
+      return out.slice(0, -1) + "…";
+    }
+    used += w;
+    out += ch;
+  }
+  return out;
 }
 
 // ---- routing ---------------------------------------------------------------
@@ -285,7 +442,25 @@ $("home").addEventListener("click", (ev) => {
   refreshList();
 });
 
-refreshDevices();
-refreshList();
-route();
-setInterval(refreshList, 2000);
+// boot loads the vocabulary first: without it the page cannot tell a
+// finished task from a running one, so it says so instead of guessing.
+async function boot() {
+  try {
+    V = await api("GET", "/v1/lifecycle");
+    TERMINAL = new Set(V.terminal);
+    if (!V.stream_end) throw new Error("the server's vocabulary has no stream_end");
+    EV = { stepStarted: ev("step_started"), attempt: ev("attempt"), stepFinished: ev("step_finished"), status: ev("status"), end: V.stream_end };
+  } catch (e) {
+    $("detail-empty").textContent = "This page cannot work with this server: " + e.message;
+    $("start").disabled = true;
+    document.body.dataset.boot = "failed";
+    return;
+  }
+  document.body.dataset.boot = "ready"; // tests wait for this
+  refreshDevices();
+  refreshList();
+  route();
+  setInterval(refreshList, 2000);
+}
+
+boot();

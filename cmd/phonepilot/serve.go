@@ -50,7 +50,8 @@ Every task, step and event is recorded in --db as it happens. On start,
 tasks a previous run left running are marked interrupted.
 
 Bound beyond loopback, the server requires --token (or PHONEPILOT_TOKEN) and
-refuses to start without one; clients send Authorization: Bearer <token>.`,
+refuses to start without one; a token has at least 16 characters. Clients
+send Authorization: Bearer <token>.`,
 		Example: `  phonepilot serve
   phonepilot serve --addr 0.0.0.0:8080 --token "$(openssl rand -hex 16)"
   curl -s localhost:8080/v1/tasks -d '{"goal":"open Taobao and search Mac mini","device":"sim"}'`,
@@ -62,7 +63,7 @@ refuses to start without one; clients send Authorization: Bearer <token>.`,
 	f := cmd.Flags()
 	f.String("addr", "127.0.0.1:8080", "address to listen on (host:port; port 0 picks one)")
 	f.String("db", "", dbFlagHelp)
-	f.String("token", "", "bearer token clients must send (required beyond loopback); env PHONEPILOT_TOKEN")
+	f.String("token", "", "bearer token clients must send, at least 16 characters (required beyond loopback); env PHONEPILOT_TOKEN")
 	f.String("planner", "rule", "planner for tasks that name none: rule or ai")
 	f.String("provider", "anthropic", "AI provider for the ai planner: anthropic or openai")
 	f.String("model", "", "AI model id (default: the provider's default)")

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -325,7 +326,7 @@ func TestWebPageInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatalf("browser: no step shown while the task ran: %v", err)
 	}
-	if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS("#task-status.completed"))); err != nil {
+	if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS("#task-status[data-status=completed]"))); err != nil {
 		t.Fatalf("browser: task never shown completed: %v", err)
 	}
 	count := func(expr string) int {
@@ -365,6 +366,9 @@ func TestWebPageInChromium(t *testing.T) {
 	if !strings.Contains(listText, "open Taobao and search Mac mini") || !strings.Contains(listText, "completed") {
 		t.Errorf("task list: %q", listText)
 	}
+	if !regexp.MustCompile(`ran \d{1,2}:\d\d:\d\d.*took \d+(\.\d)? (ms|s)`).MatchString(listText) {
+		t.Errorf("task list does not say when the task ran and how long it took: %q", listText)
+	}
 	id := strings.TrimPrefix(path, "/tasks/")
 	if task, err := a.store.Task(t.Context(), id); err != nil || task.Status != lifecycle.Completed || task.Device != "sim:web" {
 		t.Errorf("stored task %+v, %v", task, err)
@@ -376,9 +380,9 @@ func TestWebPageInChromium(t *testing.T) {
 		chromedp.SendKeys(chromedp.ID("goal"), "open Settings and tap Display then go back then open Contacts"),
 		chromedp.SetValue(chromedp.ID("device"), "sim:web2"),
 		chromedp.Click(chromedp.ID("start")),
-		chromedp.WaitVisible(chromedp.CSS("#task-status.running")),
+		chromedp.WaitVisible(chromedp.CSS("#task-status[data-status=running]")),
 		chromedp.Click(chromedp.ID("cancel")),
-		chromedp.WaitVisible(chromedp.CSS("#task-status.cancelled")),
+		chromedp.WaitVisible(chromedp.CSS("#task-status[data-status=cancelled]")),
 	)
 	if err != nil {
 		t.Fatalf("browser: cancel from the page: %v", err)
