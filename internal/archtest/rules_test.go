@@ -22,6 +22,7 @@ var allowedImports = map[string][]string{
 	"device/sim/simadb":        {"device/sim", "device/sim/adbd", "internal/*"},
 	"tools":                    {"device", "scene", "internal/clock"},
 	"plan":                     {"scene", "tools"},
+	"safety":                   {"scene", "tools"},
 	"plan/rule":                {"plan", "scene", "tools"},
 	"plan/ai":                  {"plan", "scene", "tools", "perception/frame", "internal/clock"},
 	"plan/ai/anthropic":        {"plan/ai", "plan", "tools", "scene", "perception/frame"},

@@ -1,0 +1,101 @@
+package safety_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"phonepilot/internal/golden"
+	"phonepilot/perception"
+	"phonepilot/safety"
+	"phonepilot/scene"
+	"phonepilot/tools"
+)
+
+// dumpDir holds the real uiautomator dumps (the same files as
+// ../shared/fixtures/uidump).
+var dumpDir = filepath.Join("..", "perception", "testdata", "uidump")
+
+func loadDump(t testing.TB, name string) *scene.Scene {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dumpDir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := perception.Parse(data, perception.Options{})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return sc
+}
+
+func dumps(t testing.TB) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dumpDir, "*.xml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no dumps in %s: %v", dumpDir, err)
+	}
+	for i, f := range files {
+		files[i] = filepath.Base(f)
+	}
+	return files
+}
+
+// flagged is what the gate says about every tap a person could make on
+// the dump (every visible clickable or long-clickable element), plus
+// typing with Enter into the focused field: the lines it does not allow,
+// after a count.
+func flagged(t testing.TB, g *safety.Gate, sc *scene.Scene) (lines []string, clickable int) {
+	for _, e := range sc.Elements {
+		if !(e.Clickable || e.LongClickable) || !sc.Visible(e) {
+			continue
+		}
+		clickable++
+		el := e
+		d := g.Check(safety.Input{Scene: sc, Call: tools.NewCall(tools.Tap, map[string]int{"element": e.Index}), Element: &el})
+		if d.Verdict == safety.Allow {
+			continue
+		}
+		f := d.Findings[0]
+		lines = append(lines, fmt.Sprintf("tap [%d] %s %q → %s %s (%s): %s",
+			e.Index, scene.SimpleClass(e.Class), cut(e.Label()), d.Verdict, d.Category, f.Signal, d.Reason))
+	}
+	d := g.Check(safety.Input{Scene: sc, Call: tools.NewCall(tools.TypeText, map[string]any{"text": "hello", "submit": true})})
+	if d.Verdict != safety.Allow {
+		lines = append(lines, fmt.Sprintf("type_text (focused field, submit) → %s %s (%s): %s", d.Verdict, d.Category, d.Findings[0].Signal, d.Reason))
+	}
+	return lines, clickable
+}
+
+func cut(s string) string {
+	if r := []rune(s); len(r) > 40 {
+		return string(r[:40]) + "…"
+	}
+	return s
+}
+
+// TestGoldenRealDumps pins what the default gate flags on every real
+// dump. Review the diff: a new line is a new alarm; it must be a real
+// irreversible action or an explainable false alarm (docs/safety.md).
+func TestGoldenRealDumps(t *testing.T) {
+	g, err := safety.New(safety.Policy{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	total, flags := 0, 0
+	for _, name := range dumps(t) {
+		sc := loadDump(t, name)
+		lines, n := flagged(t, g, sc)
+		total += n
+		flags += len(lines)
+		fmt.Fprintf(&b, "== %s (%s): %d clickable, %d flagged\n", name, sc.Package, n, len(lines))
+		for _, l := range lines {
+			b.WriteString(l + "\n")
+		}
+	}
+	fmt.Fprintf(&b, "== total: %d clickable, %d flagged\n", total, flags)
+	golden.Check(t, filepath.Join("testdata", "golden", "uidump_flags.txt"), []byte(b.String()))
+}
