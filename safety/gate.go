@@ -421,7 +421,7 @@ func (c *classifier) launch(app string) {
 			Reason: fmt.Sprintf("launches %s (%s), a payment or banking app", app, name)})
 		return
 	}
-	if p, ok := appNameList.find(clean(app)); ok {
+	if p, ok := appNameList.find(fold(app)); ok {
 		c.add(Finding{Category: Payment, Signal: SignalPaymentApp, Element: -1, Word: p.word, Text: app,
 			Reason: fmt.Sprintf("launches %s, a payment or banking app (%s)", quote(app), quote(p.word))})
 	}

@@ -132,7 +132,7 @@ var exceptions = []string{
 	"支付宝", "支付寶", "google pay", "apple pay", "samsung pay", "paypal", "wechat pay", "微信支付",
 	"paypay", "kakaopay", "phonepe",
 	// words that merely contain a shorter word in scripts without spaces
-	"拨号盘", "拨号键盘", "撥號鍵盤", "ส่งออก", "ซื้อขาย", "ถอนการติดตั้ง",
+	"拨号盘", "拨号键盘", "撥號鍵盤", "ส่งออก", "ซื้อขาย",
 }
 
 // escapeLabels are whole labels that leave an action or a screen without
