@@ -464,15 +464,21 @@ func (c *classifier) paymentSheet() (phrase, int, bool) {
 	return p, i, true
 }
 
-// screenHas finds the first visible short label on the screen holding a
-// word of l (with titles, the only short labels are wanted).
+// maxTitleBytes bounds the labels screenHas reads: the titles it looks
+// for are short, and folding every paragraph of an article would cost
+// more than the rest of the gate.
+const maxTitleBytes = 96
+
+// screenHas finds the first visible label on the screen holding a word of
+// l: a title ("确认付款", "微信支付"). With shortOnly, the label must be
+// short enough to name something (short), not mention it in passing.
 func (c *classifier) screenHas(l wordList, shortOnly bool) (int, bool) {
 	for i, e := range c.sc.Elements {
 		if e.Text == "" && e.Desc == "" || !c.sc.Visible(e) {
 			continue
 		}
-		for _, t := range []string{e.Text, e.Desc} {
-			if t == "" {
+		for _, t := range [2]string{e.Text, e.Desc} {
+			if t == "" || len(t) > maxTitleBytes {
 				continue
 			}
 			f := clean(t)

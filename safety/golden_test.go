@@ -99,3 +99,49 @@ func TestGoldenRealDumps(t *testing.T) {
 	fmt.Fprintf(&b, "== total: %d clickable, %d flagged\n", total, flags)
 	golden.Check(t, filepath.Join("testdata", "golden", "uidump_flags.txt"), []byte(b.String()))
 }
+
+// Benign actions on the real dumps: every icon of three launchers, every
+// row of Settings › Security & privacy, the Play Store's and the dialer's
+// search boxes, and typing a search query with Enter.
+func TestBenignOnRealDumps(t *testing.T) {
+	g, err := safety.New(safety.Policy{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"pixel_launcher_home.xml", "vivo_launcher_home_zh.xml", "vivo_launcher_drawer_zh.xml",
+		"settings_security_privacy.xml", "playstore_search_suggestions_zh.xml", "google_tasks_list.xml", "gmail_inbox.xml"} {
+		sc := loadDump(t, name)
+		lines, n := flagged(t, g, sc)
+		if n == 0 || len(lines) > 0 {
+			t.Errorf("%s: %d clickable, flagged:\n%s", name, n, strings.Join(lines, "\n"))
+		}
+	}
+	for _, tc := range []struct{ dump, field string }{
+		{"playstore_search_suggestions_zh.xml", ""}, // the focused search box
+		{"google_dialer_home_empty.xml", "Search contacts"},
+		{"chrome_google_groups_zh.xml", ""},
+	} {
+		sc := loadDump(t, tc.dump)
+		var e *scene.Element
+		if tc.field != "" {
+			for i := range sc.Elements {
+				if sc.Elements[i].Label() == tc.field {
+					e = &sc.Elements[i]
+				}
+			}
+			if e == nil {
+				t.Fatalf("%s: no %q", tc.dump, tc.field)
+			}
+			if d := g.Check(safety.Input{Scene: sc, Call: tools.NewCall(tools.Tap, map[string]int{"element": e.Index}), Element: e}); d.Verdict != safety.Allow {
+				t.Errorf("%s: tap the search box: %s %s", tc.dump, d.Verdict, d.Reason)
+			}
+		}
+		args := map[string]any{"text": "calculator", "submit": true}
+		if e != nil {
+			args["element"] = e.Index
+		}
+		if d := g.Check(safety.Input{Scene: sc, Call: tools.NewCall(tools.TypeText, args), Element: e}); d.Verdict != safety.Allow {
+			t.Errorf("%s: typing a search query: %s %s", tc.dump, d.Verdict, d.Reason)
+		}
+	}
+}
