@@ -136,6 +136,9 @@ func TestLookalikesAreAllowed(t *testing.T) {
 		"Allow notifications", "Install unknown apps", "安装方式", "Sharing", "Display size and text",
 		"Wi‑Fi", "Bluetooth", "Dark theme", "Search", "搜索", "Settings", "设置", "Messages", "Taobao",
 		"File transfer", "Cancel", "Send feedback",
+		// Latin words hold shorter gated words: boundaries keep them apart.
+		"Sendai", "Calligraphy", "Payload", "Shareholders", "Buyer protection", "Paysage", "Recall",
+		"Forwarding address", "Callout", "Deleted", "Replyable", "Dialog",
 		// A headline is content, not a button, whatever it says.
 		"Minister says he will delete every post he made before the election",
 		"震惊！男子一键删除所有聊天记录之后发生的事情让人意想不到",
@@ -258,7 +261,8 @@ func TestScreenSignals(t *testing.T) {
 	login := screen(app, n{class: "android.widget.EditText", text: "Password", editable: true, password: true, focused: true, click: true, b: box(5)})
 	alipayPIN := screen("com.eg.android.AlipayGphone", n{class: "android.widget.EditText", editable: true, password: true, focused: true, click: true, b: box(5)})
 	chat := screen("com.whatsapp", n{class: "android.widget.EditText", text: "Message", id: "com.whatsapp:id/entry", editable: true, focused: true, click: true, b: box(20)})
-	search := screen(app, n{class: "android.widget.EditText", text: "Search", id: app + ":id/search_src_text", editable: true, focused: true, click: true, b: box(1)})
+	search := screen(app, n{class: "android.widget.EditText", text: "搜索消息", id: app + ":id/search_src_text", editable: true, focused: true, click: true, b: box(1)})
+	bubble := screen("com.whatsapp", n{class: "android.view.ViewGroup", longClick: true, b: box(8), kids: []n{textView("call me when you land"), textView("10:12")}})
 
 	perm := build("com.google.android.permissioncontroller", n{kids: []n{
 		textView("Allow Maps to access this device’s location?"),
@@ -303,6 +307,8 @@ func TestScreenSignals(t *testing.T) {
 		{"Enter in a message field", safety.Input{Scene: chat, Call: key("enter")}, safety.Send, safety.SignalComposer},
 		{"type a search and Enter", safety.Input{Scene: search, Call: typeInto(&search.Elements[1], true), Element: &search.Elements[1]}, "", ""},
 		{"Enter in a search field", safety.Input{Scene: search, Call: key("enter")}, "", ""},
+		{"a message bubble that says call", safety.Input{Scene: bubble, Call: tapOn(&bubble.Elements[1]), Element: &bubble.Elements[1]}, "", ""},
+		{"long press on it", safety.Input{Scene: bubble, Call: tools.NewCall(tools.LongPress, map[string]int{"element": 1}), Element: &bubble.Elements[1]}, "", ""},
 		{"permission dialog: while using", safety.Input{Scene: perm, Call: tapOn(el(perm, "While using the app")), Element: el(perm, "While using the app")}, safety.Permission, safety.SignalPermissionDialog},
 		{"permission dialog: don't allow", safety.Input{Scene: perm, Call: tapOn(el(perm, "Don’t allow")), Element: el(perm, "Don’t allow")}, "", ""},
 		{"fake system dialog: Allow", safety.Input{Scene: fakeUpdate, Call: tapOn(el(fakeUpdate, "Allow")), Element: el(fakeUpdate, "Allow")}, safety.Permission, safety.SignalLabel},
