@@ -124,6 +124,12 @@ func New(p Policy) (*Gate, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
+	// A copy: the caller's map may change later, the Gate's may not.
+	apps := make(map[string]Rules, len(p.Apps))
+	for k, v := range p.Apps {
+		apps[k] = v
+	}
+	p.Apps = apps
 	return &Gate{policy: p}, nil
 }
 
@@ -389,9 +395,15 @@ func (c *classifier) typeText() {
 // enter classifies press_key enter: it submits the focused field.
 func (c *classifier) enter() {
 	c.screen()
-	if e, ok := c.focusedField(); ok {
-		c.composer(e, "presses Enter in")
+	e, ok := c.focusedField()
+	if !ok {
+		return
 	}
+	if app := c.payApp(); app != "" && e.Password && !c.has(Payment) {
+		c.add(Finding{Category: Payment, Signal: SignalPaymentApp, Element: e.Index, Text: label(e),
+			Reason: fmt.Sprintf("presses Enter in the password field [%d] of the payment app %s", e.Index, app)})
+	}
+	c.composer(e, "presses Enter in")
 }
 
 func (c *classifier) composer(e scene.Element, what string) {
@@ -559,9 +571,15 @@ func (c *classifier) content(e scene.Element) []string {
 	els := c.sc.Elements
 	var out []string
 	j := e.Index + 1
+	skip := -1 // depth of a nested clickable whose subtree is its own action
 	for ; j < len(els) && c.inside(j, e); j++ {
 		d := els[j]
+		if skip >= 0 && d.Depth > skip {
+			continue
+		}
+		skip = -1
 		if d.Clickable || d.LongClickable {
+			skip = d.Depth
 			continue
 		}
 		if l := label(d); l != "" {

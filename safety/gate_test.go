@@ -198,6 +198,15 @@ func TestContainerAndCarriedText(t *testing.T) {
 			target: "¥4155.70", want: safety.Payment, signal: safety.SignalContainer,
 		},
 		{
+			name: "a nested button's text is its own, not the row's",
+			sc: screen(app, n{class: "android.widget.LinearLayout", id: app + ":id/row", click: true, b: box(5), kids: []n{
+				textView("Ana"),
+				{class: "android.widget.FrameLayout", id: app + ":id/more", click: true, b: box(5), kids: []n{textView("Delete")}},
+				textView("Sent a photo"),
+			}}),
+			id: app + ":id/row", want: "", signal: "",
+		},
+		{
 			name: "the id is the only evidence",
 			sc:   screen(app, n{class: "android.widget.ImageView", id: app + ":id/btn_buy_now", click: true, b: box(3)}),
 			id:   app + ":id/btn_buy_now", want: safety.Payment, signal: safety.SignalID,
@@ -217,6 +226,12 @@ func TestContainerAndCarriedText(t *testing.T) {
 				}
 			}
 			d := check(t, safety.Input{Scene: tc.sc, Call: tapOn(e), Element: e})
+			if tc.want == "" {
+				if d.Verdict != safety.Allow {
+					t.Fatalf("%s %s: %s; want allow", d.Verdict, d.Category, d.Reason)
+				}
+				return
+			}
 			if d.Verdict != safety.Confirm || d.Category != tc.want || d.Findings[0].Signal != tc.signal {
 				t.Fatalf("%s %s (%v): %s; want confirm %s from %s", d.Verdict, d.Category, d.Findings, d.Reason, tc.want, tc.signal)
 			}
@@ -302,6 +317,7 @@ func TestScreenSignals(t *testing.T) {
 		{"type a password", safety.Input{Scene: login, Call: typeInto(&login.Elements[1], false), Element: &login.Elements[1]}, safety.Account, safety.SignalPasswordField},
 		{"type into the focused password field", safety.Input{Scene: login, Call: tools.NewCall(tools.TypeText, map[string]string{"text": "hunter2"})}, safety.Account, safety.SignalPasswordField},
 		{"type a payment PIN", safety.Input{Scene: alipayPIN, Call: tools.NewCall(tools.TypeText, map[string]string{"text": "123456"})}, safety.Payment, safety.SignalPaymentApp},
+		{"Enter after a payment PIN", safety.Input{Scene: alipayPIN, Call: key("enter")}, safety.Payment, safety.SignalPaymentApp},
 		{"type a message and Enter", safety.Input{Scene: chat, Call: typeInto(&chat.Elements[1], true), Element: &chat.Elements[1]}, safety.Send, safety.SignalComposer},
 		{"type a message, no Enter", safety.Input{Scene: chat, Call: typeInto(&chat.Elements[1], false), Element: &chat.Elements[1]}, "", ""},
 		{"Enter in a message field", safety.Input{Scene: chat, Call: key("enter")}, safety.Send, safety.SignalComposer},

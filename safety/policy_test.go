@@ -149,6 +149,8 @@ func TestPolicyDecides(t *testing.T) {
 		e := find(sc, label)
 		return g.Check(safety.Input{Scene: sc, Call: tapOn(e), Element: e})
 	}
+	// The Gate keeps its own copy of the policy.
+	p.Apps["com.whatsapp"] = safety.Rules{Send: safety.Deny}
 	if d := tap("com.taobao.taobao", "立即购买"); d.Verdict != safety.Deny || d.Category != safety.Payment {
 		t.Errorf("payment=deny: %s %s", d.Verdict, d.Category)
 	}
