@@ -472,7 +472,7 @@ func (c *classifier) paymentSheet() (phrase, int, bool) {
 	if !ok {
 		return phrase{}, 0, false
 	}
-	p, _ := sheetList.find(clean(label(c.sc.Elements[i])))
+	p, _ := sheetList.find(fold(label(c.sc.Elements[i])))
 	return p, i, true
 }
 
@@ -493,7 +493,9 @@ func (c *classifier) screenHas(l wordList, shortOnly bool) (int, bool) {
 			if t == "" || len(t) > maxTitleBytes {
 				continue
 			}
-			f := clean(t)
+			// fold, not clean: titles are looked for as they are ("微信支付"
+			// is an exception for buttons and a marker for screens).
+			f := fold(t)
 			if shortOnly && !short(f) {
 				continue
 			}

@@ -271,6 +271,7 @@ func TestScreenSignals(t *testing.T) {
 
 	wechatPay := screen("com.tencent.mm", textView("转账给 Mom"), button("确定"))
 	wechatChat := screen("com.tencent.mm", textView("Mom"), button("确定"))
+	wechatPayTitle := screen("com.tencent.mm", textView("微信支付"), button("确定"))
 	alipay := screen("com.eg.android.AlipayGphone", button("确认"), n{class: "android.widget.TextView", text: "首页", click: true, id: "com.eg.android.AlipayGphone:id/tab_home", b: box(22)})
 
 	login := screen(app, n{class: "android.widget.EditText", text: "Password", editable: true, password: true, focused: true, click: true, b: box(5)})
@@ -311,6 +312,7 @@ func TestScreenSignals(t *testing.T) {
 		{"secure window: any tap", safety.Input{Scene: wechatChat, Call: tapOn(el(wechatChat, "Mom")), Element: el(wechatChat, "Mom"), Secure: true}, safety.Payment, safety.SignalSecureWindow},
 		{"secure window: home is the way out", safety.Input{Scene: wechatChat, Call: key("home"), Secure: true}, "", ""},
 		{"wechat pay screen: OK", safety.Input{Scene: wechatPay, Call: tapOn(el(wechatPay, "确定")), Element: el(wechatPay, "确定")}, safety.Payment, safety.SignalPaymentApp},
+		{"wechat pay title: OK", safety.Input{Scene: wechatPayTitle, Call: tapOn(el(wechatPayTitle, "确定")), Element: el(wechatPayTitle, "确定")}, safety.Payment, safety.SignalPaymentApp},
 		{"wechat chat: OK", safety.Input{Scene: wechatChat, Call: tapOn(el(wechatChat, "确定")), Element: el(wechatChat, "确定")}, "", ""},
 		{"alipay: confirm", safety.Input{Scene: alipay, Call: tapOn(el(alipay, "确认")), Element: el(alipay, "确认")}, safety.Payment, safety.SignalPaymentApp},
 		{"alipay: home tab", safety.Input{Scene: alipay, Call: tapOn(el(alipay, "首页")), Element: el(alipay, "首页")}, "", ""},
