@@ -146,16 +146,26 @@ func (g *Gate) Check(in Input) Decision {
 		return d
 	}
 	pkg := appOf(in)
-	rank := map[Verdict]int{Allow: 0, Confirm: 1, Deny: 2}
 	best := -1
 	for i, f := range findings {
 		v := p.Verdict(pkg, f.Category)
-		if best < 0 || rank[v] > rank[d.Verdict] {
+		if best < 0 || strictness(v) > strictness(d.Verdict) {
 			best, d.Verdict = i, v
 		}
 	}
 	d.Category, d.Reason = findings[best].Category, findings[best].Reason
 	return d
+}
+
+// strictness orders verdicts: deny over confirm over allow.
+func strictness(v Verdict) int {
+	switch v {
+	case Deny:
+		return 2
+	case Confirm:
+		return 1
+	}
+	return 0
 }
 
 // appOf is the package whose per-app rules apply: the app launch_app
