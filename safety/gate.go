@@ -242,6 +242,12 @@ func (c *classifier) tap(el *scene.Element) {
 		return
 	}
 	e := *el
+	if !c.ofScene(e) {
+		// An element from another screen: its words are all there is to
+		// read; the structure around it is not this Scene's.
+		c.sc = &scene.Scene{Package: c.sc.Package, Activity: c.sc.Activity}
+		e.Index, e.Parent = -1, -1
+	}
 	own := []string{e.Text, e.Desc}
 	content := c.content(e)
 	labels := append(append([]string(nil), own...), content...)
@@ -310,6 +316,16 @@ func (c *classifier) tap(el *scene.Element) {
 			}
 		}
 	}
+}
+
+// ofScene reports whether e is the Scene's element at its index (the
+// caller may pass an element resolved on another screen).
+func (c *classifier) ofScene(e scene.Element) bool {
+	if e.Index < 0 || e.Index >= len(c.sc.Elements) {
+		return false
+	}
+	s := c.sc.Elements[e.Index]
+	return s.Bounds == e.Bounds && s.Class == e.Class && s.Depth == e.Depth && s.Parent == e.Parent
 }
 
 // words adds the first action word found in labels.

@@ -368,6 +368,17 @@ func TestElementFromTheCall(t *testing.T) {
 	if d.Verdict != safety.Confirm || d.Category != safety.Delete {
 		t.Fatalf("%s %s: %s", d.Verdict, d.Category, d.Reason)
 	}
+	// An element from another screen is judged by its own words, without
+	// reading this Scene's structure around a wrong index.
+	stray := scene.Element{Index: 9999, Parent: 5000, Depth: 3, Class: "android.widget.Button", Text: "Pay",
+		Clickable: true, Bounds: scene.Bounds{Left: 0, Top: 0, Right: 10, Bottom: 10}}
+	if d := check(t, safety.Input{Scene: sc, Call: tapOn(&stray), Element: &stray}); d.Verdict != safety.Confirm || d.Category != safety.Payment {
+		t.Errorf("stray Pay: %s %s", d.Verdict, d.Category)
+	}
+	stray.Index, stray.Text = -7, ""
+	if d := check(t, safety.Input{Scene: sc, Call: tapOn(&stray), Element: &stray}); d.Verdict != safety.Allow {
+		t.Errorf("stray unlabelled element: %s %s", d.Verdict, d.Reason)
+	}
 	// An index the Scene does not have, malformed arguments, no Scene:
 	// nothing to flag, and no panic.
 	for _, in := range []safety.Input{

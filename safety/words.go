@@ -184,7 +184,7 @@ var paymentSheetWords = []string{
 // there: "Confirm" in a to-do app is nothing).
 var commitWords = []string{
 	"confirm", "ok", "next", "continue", "submit", "done", "agree", "accept", "authorize", "approve",
-	"确认", "确定", "下一步", "提交", "完成", "同意", "確認", "確定", "下一步", "confirmar",
+	"确认", "确定", "下一步", "提交", "完成", "同意", "確認", "確定", "confirmar",
 	"siguiente", "continuar", "aceptar", "próximo", "bestätigen", "weiter", "confirmer", "suivant",
 	"valider", "次へ", "確定する", "확인", "다음", "ยืนยัน", "ถัดไป", "ตกลง",
 }
@@ -194,7 +194,7 @@ var commitWords = []string{
 var composerWords = []string{
 	"message", "type a message", "write a message", "reply", "comment", "add a comment", "chat",
 	"compose", "text message", "消息", "发消息", "说点什么", "评论", "回复", "訊息", "留言", "mensaje",
-	"mensagem", "nachricht", "message", "メッセージ", "コメント", "메시지", "댓글", "ข้อความ",
+	"mensagem", "nachricht", "メッセージ", "コメント", "메시지", "댓글", "ข้อความ",
 }
 
 // searchWords mark a search field: Enter there searches, it sends nothing.
