@@ -223,6 +223,9 @@ func (c *classifier) add(f Finding) {
 	if c.sc.Package != "" && !strings.Contains(f.Reason, c.sc.Package) {
 		f.Reason += " (in " + c.sc.Package + ")"
 	}
+	// Reasons reach JSON, events and terminals: valid UTF-8 whatever the
+	// dump held.
+	f.Reason = strings.ToValidUTF8(f.Reason, "\uFFFD")
 	c.out = append(c.out, f)
 }
 
