@@ -9,26 +9,27 @@ package archtest
 // in docs/ARCHITECTURE.md, in the same commit.
 var allowedImports = map[string][]string{
 	"scene":             nil,
+	"apps":              nil,
 	"perception":        {"scene"},
 	"perception/frame":  nil,
 	"device":            {"scene"},
 	"device/fake":       {"device", "scene"},
 	"device/devicetest": {"device", "scene", "perception", "internal/*"},
-	"device/adb":        {"device", "scene", "perception", "perception/frame", "internal/clock"},
+	"device/adb":        {"apps", "device", "scene", "perception", "perception/frame", "internal/clock"},
 	"device/sim":        {"device", "scene", "perception", "perception/frame", "internal/clock"},
 	"device/sim/adbd":   {"internal/*"},
 	// A hand-written adbd.Phone for the transport's and simadb's tests.
 	"device/sim/adbd/adbdtest": nil,
 	"device/sim/simadb":        {"device/sim", "device/sim/adbd", "internal/*"},
-	"tools":                    {"device", "scene", "internal/clock"},
+	"tools":                    {"apps", "device", "scene", "internal/clock"},
 	"plan":                     {"scene", "tools"},
-	"plan/rule":                {"plan", "scene", "tools"},
+	"plan/rule":                {"apps", "plan", "scene", "tools"},
 	"plan/ai":                  {"plan", "scene", "tools", "perception/frame", "internal/clock"},
 	"plan/ai/anthropic":        {"plan/ai", "plan", "tools", "scene", "perception/frame"},
 	"plan/ai/openai":           {"plan/ai", "plan", "tools", "scene", "perception/frame"},
 	// Test helpers shared by the AIPlanner's and the providers' tests.
 	"plan/ai/aitest": {"plan/ai", "plan", "tools", "scene", "perception/frame", "internal/*"},
-	"runtime":        {"plan", "plan/rule", "plan/ai", "tools", "device", "scene", "perception", "storage", "internal/clock"},
+	"runtime":        {"apps", "plan", "plan/rule", "plan/ai", "tools", "device", "scene", "perception", "storage", "internal/clock"},
 	"storage":        {"scene", "plan", "tools"},
 	// SQL shared by the two stores.
 	"storage/internal/sqlstore": {"storage", "scene", "plan", "tools"},

@@ -304,7 +304,7 @@ func (w *work) wrongApp() ([]plan.PlannedStep, *plan.Finish, bool) {
 		return nil, nil, false
 	}
 	pkg := w.packageOf(app)
-	if pkg == "" || pkg == w.sc.Package {
+	if pkg == "" || inApp(w.sc.Package, pkg) {
 		// Not known which package the app is (a name the package does not
 		// spell, like 通讯录): no basis to call this screen wrong.
 		return nil, nil, false
