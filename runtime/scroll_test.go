@@ -24,6 +24,9 @@ var belowTheFold = []struct {
 }{
 	{"a11y", "Accessibility", "无障碍"},
 	{"security", "Security & privacy", "安全和隐私"},
+	// "Location" looks like "Notifications" (a fuzzy match on the first
+	// screen); the row itself must be scrolled to and tapped.
+	{"location", "Location", "位置信息"},
 	{"accounts", "Passwords & accounts", "密码和帐号"},
 	{"about", "About phone", "关于手机"},
 	{"tips", "Tips & support", "提示和支持"},

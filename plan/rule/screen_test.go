@@ -4,7 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"phonepilot/plan"
 	"phonepilot/scene"
+	"phonepilot/tools"
 )
 
 // consentWords are buttons that agree to something: terms, a permission,
@@ -66,5 +68,32 @@ func TestPopupRuleNeverConsents(t *testing.T) {
 	}
 	if el, _ := sc.Resolve(*d.Steps[0].Target); el.Label() != "Agree" {
 		t.Errorf("goal asks to tap Agree: step %q targets %q", d.Steps[0].Intent, el.Label())
+	}
+}
+
+// A label as written wins over a look-alike: "Location" is not
+// "Notifications" (a fuzzy match) while scrolling may still bring the
+// Location row; a typo ("Acessibility") is matched once scrolling is spent.
+func TestTapPrefersTheLabelAsWrittenOverALookAlike(t *testing.T) {
+	settings := mkScene("com.android.settings",
+		node{class: "android.widget.LinearLayout", click: true, l: 0, t: 300, r: 1080, b: 500},
+		node{parent: 1, class: "android.widget.TextView", text: "Notifications", l: 40, t: 320, r: 1000, b: 400},
+		node{class: "android.widget.LinearLayout", click: true, l: 0, t: 500, r: 1080, b: 700},
+		node{parent: 3, class: "android.widget.TextView", text: "Accessibility", l: 40, t: 520, r: 1000, b: 600})
+	d := planOf(t, "open Settings and tap Location", settings, launched("Settings"))
+	if len(d.Steps) == 0 || d.Steps[0].Call.Name != "scroll" {
+		t.Fatalf("tap Location on a screen showing Notifications: steps %q; want a scroll to look for it", stepIntents(d))
+	}
+	hist := []plan.StepRecord{launched("Settings")}
+	for i := 0; i < maxScrolls; i++ {
+		hist = append(hist, plan.StepRecord{Number: i + 2, Intent: `scroll down to look for "Acessibility"`, Status: plan.StepSucceeded, Changed: true,
+			Call: tools.NewCall(tools.Scroll, map[string]string{"direction": "down"})})
+	}
+	d = planOf(t, "open Settings and tap Acessibility", settings, hist...)
+	if len(d.Steps) == 0 || d.Steps[0].Target == nil {
+		t.Fatalf("typo after the scrolls: %+v; want the look-alike tapped", d)
+	}
+	if el, _ := settings.Resolve(*d.Steps[0].Target); el.Index != 3 {
+		t.Errorf("typo after the scrolls: taps %d; want the Accessibility row (3)", el.Index)
 	}
 }
