@@ -20,19 +20,28 @@ const observeRetries = 5
 // WaitTimeout. A cancelled ctx, a disconnected device or an error that says
 // it is permanent end it at once.
 func (e *executor) observe(ctx context.Context) (*scene.Scene, error) {
-	var (
-		sc      *scene.Scene
-		lastErr error
-	)
 	deadline := e.clock.Now().Add(e.cfg.WaitTimeout)
+	// The common case, a read that works, does not set up the poll.
+	sc, lastErr := e.timed().Scene(ctx)
+	if lastErr == nil {
+		e.last = sc
+		return sc, nil
+	}
+	if e.giveUpObserving(ctx, lastErr) {
+		return nil, lastErr
+	}
+	e.log.Debug("observe failed; retrying", "err", lastErr)
 	done, err := e.poll(ctx, poll{
-		try: func(int) (bool, error) {
+		try: func(n int) (bool, error) {
+			if n == 1 {
+				return false, nil // the read above
+			}
 			s, err := e.timed().Scene(ctx)
 			if err == nil {
 				sc, e.last = s, s
 				return true, nil
 			}
-			if ctx.Err() != nil || errors.Is(err, device.ErrDisconnected) || permanent(err) {
+			if e.giveUpObserving(ctx, err) {
 				return false, err
 			}
 			lastErr = err
@@ -48,6 +57,12 @@ func (e *executor) observe(ctx context.Context) (*scene.Scene, error) {
 		return nil, lastErr
 	}
 	return sc, nil
+}
+
+// giveUpObserving reports a failed read that another read cannot fix: the
+// task is cancelled, the device is gone, or the error says it is permanent.
+func (e *executor) giveUpObserving(ctx context.Context, err error) bool {
+	return ctx.Err() != nil || errors.Is(err, device.ErrDisconnected) || permanent(err)
 }
 
 // takeLast returns the latest post-action observation once.

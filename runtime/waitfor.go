@@ -10,6 +10,9 @@ import (
 // returns the element, the Scene it resolved in (the latest one read when
 // it did not), and whether it resolved.
 func (e *executor) waitFor(ctx context.Context, sel scene.Selector, sc *scene.Scene) (scene.Element, *scene.Scene, bool, error) {
+	if el, ok := sc.Resolve(sel); ok { // there already: no poll to set up
+		return el, sc, true, nil
+	}
 	deadline := e.clock.Now().Add(e.cfg.WaitTimeout)
 	var found scene.Element
 	ok, err := e.poll(ctx, poll{
