@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -243,5 +244,27 @@ func TestPermanentErrorsAreNotRetried(t *testing.T) {
 	res := h.runner.Run(context.Background(), "tap 99")
 	if len(res.Steps) == 0 || len(res.Steps[0].Attempts) != 1 || h.phone.taps != 0 {
 		t.Errorf("tap of a missing element: %d attempts, %d taps; want 1 attempt, no tap", len(res.Steps[0].Attempts), h.phone.taps)
+	}
+}
+
+// A Planner may end the task with a finish_task call among its steps
+// instead of setting Finish: the tool's definition reads it, and a
+// malformed one fails the task saying so, without touching the phone.
+func TestFinishTaskStepEndsTheTask(t *testing.T) {
+	for _, c := range []struct {
+		args, status, reason string
+	}{
+		{`{"success":true,"reason":"the results show"}`, StatusCompleted, "the results show"},
+		{`{"success":false,"reason":"no such app"}`, StatusFailed, "no such app"},
+		{`{"reason":"forgot success"}`, StatusFailed, "malformed"},
+	} {
+		fin := planFunc(func(ctx context.Context, in plan.Input) (plan.Decision, error) {
+			return plan.Decision{Steps: []plan.PlannedStep{{Intent: "finish", Call: tools.Call{Name: tools.FinishTask, Args: []byte(c.args)}}}}, nil
+		})
+		h := newHarness(t, Defaults(), fin, nil)
+		res := h.runner.Run(context.Background(), "finish")
+		if res.Status != c.status || !strings.Contains(res.Reason, c.reason) || len(res.Steps) != 0 {
+			t.Errorf("finish_task %s: %s (%s) after %d steps; want %s with %q and no step", c.args, res.Status, res.Reason, len(res.Steps), c.status, c.reason)
+		}
 	}
 }
