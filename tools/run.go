@@ -74,8 +74,8 @@ func Run(ctx context.Context, dev device.Device, sc *scene.Scene, c Call, opt Ru
 		el     *scene.Element
 		target scene.Bounds
 	)
-	if _, given := args["element"]; given {
-		idx, ok := ElementArg(c)
+	if v, given := args["element"]; given {
+		idx, ok := elementIndex(v)
 		if !ok { // passed the schema but does not fit an int (1e20)
 			return Result{}, &ArgError{Tool: c.Name, Arg: "element", Msg: "must be an element index from the listing"}
 		}
@@ -166,7 +166,12 @@ func ElementArg(c Call) (int, bool) {
 	if err != nil {
 		return 0, false
 	}
-	n, ok := args["element"].(json.Number)
+	return elementIndex(args["element"])
+}
+
+// elementIndex reads a decoded "element" value: an integral JSON number.
+func elementIndex(v any) (int, bool) {
+	n, ok := v.(json.Number)
 	if !ok {
 		return 0, false
 	}

@@ -79,7 +79,7 @@ var typeTextTool = &Tool{
 		return Effect{Kind: EffectFieldText, Text: a.Text}
 	},
 	changed: func(c Call, o Outcome) (bool, string) {
-		if !args[TypeTextArgs](c).Submit {
+		if !submits(c) {
 			if o.Changed {
 				return true, ""
 			}
@@ -92,16 +92,20 @@ var typeTextTool = &Tool{
 	},
 	// The text in a field is the effect: typing it again would type it
 	// twice into fields that append.
-	tookEffect: func(c Call, o Outcome) bool { return FieldHolds(o.After, args[TypeTextArgs](c).Text) },
+	tookEffect: func(c Call, o Outcome) bool { return FieldHolds(o.After, args[struct{ Text string }](c).Text) },
 	// The text is in the field but the submit did not land: press enter,
 	// never type the query again.
 	remainder: func(c Call, o Outcome) (Call, string, bool) {
-		if !args[TypeTextArgs](c).Submit || ChangedBeyondFields(o.Before, o.After) {
+		if !submits(c) || ChangedBeyondFields(o.Before, o.After) {
 			return Call{}, "", false
 		}
 		return NewCall(PressKey, PressKeyArgs{Key: string(device.KeyEnter)}), "text already typed", true
 	},
 }
+
+// submits reports a type_text call that presses Enter afterwards. It
+// decodes that one argument only: settling asks on every read.
+func submits(c Call) bool { return args[struct{ Submit bool }](c).Submit }
 
 // FieldHolds reports whether an editable field on the screen holds text
 // (compared without case and surrounding space).
