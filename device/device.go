@@ -58,9 +58,20 @@ var (
 	ErrDisconnected = errors.New("device disconnected")
 	// ErrUnsupported: the phone cannot do this (for example non-ASCII text
 	// without ADB Keyboard). The message says what to install or change.
-	ErrUnsupported = errors.New("not supported by this device")
+	ErrUnsupported error = &permanentError{"not supported by this device"}
 	// ErrAppNotFound: no installed app matches the name or package.
-	ErrAppNotFound = errors.New("app not found")
+	ErrAppNotFound error = &permanentError{"app not found"}
 	// ErrNoFocus: text was sent while no editable field had focus.
 	ErrNoFocus = errors.New("no focused editable field")
 )
+
+// permanentError is a sentinel that says, where it is produced, that
+// another attempt of the same input cannot succeed (an app that is not
+// installed stays missing): the Executor checks for a Permanent method with
+// errors.As instead of keeping a list of such errors.
+type permanentError struct{ msg string }
+
+func (e *permanentError) Error() string { return e.msg }
+
+// Permanent reports that retrying cannot help.
+func (e *permanentError) Permanent() bool { return true }

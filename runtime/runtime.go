@@ -111,6 +111,9 @@ type Options struct {
 	Logger *slog.Logger
 	// OnEvent is called synchronously, in order, from the loop.
 	OnEvent func(Event)
+	// Backoff is the pause between attempts of a step; nil is NewBackoff
+	// over Config's BackoffBase, BackoffMax and Seed.
+	Backoff Backoff
 }
 
 // Event is one thing that happened during a run. Fields not relevant to the
@@ -166,6 +169,7 @@ type Runner struct {
 	clock   clock.Clock
 	log     *slog.Logger
 	onEvent func(Event)
+	backoff Backoff
 }
 
 // New checks cfg and builds a Runner that asks planner. The Planner is the
@@ -181,7 +185,7 @@ func New(cfg Config, dev device.Device, planner plan.Planner, opt Options) (*Run
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	r := &Runner{cfg: cfg, dev: dev, planner: planner, clock: opt.Clock, log: opt.Logger, onEvent: opt.OnEvent}
+	r := &Runner{cfg: cfg, dev: dev, planner: planner, clock: opt.Clock, log: opt.Logger, onEvent: opt.OnEvent, backoff: opt.Backoff}
 	if r.clock == nil {
 		r.clock = clock.Real{}
 	}
@@ -220,7 +224,7 @@ func (r *Runner) Run(ctx context.Context, goal string) Result {
 	end := func(e ending) Result { return finish(e.status, e.cause, e.reason) }
 
 	mem := NewMemory(r.cfg.RecentScenes, r.cfg.RepeatLimit, r.cfg.StuckSteps)
-	exec := newExecutor(r.cfg, r.dev, r.clock, r.log)
+	exec := newExecutor(r.cfg, r.dev, r.clock, r.log, r.backoff)
 	var replan bool
 	var replanReason string
 	stuckReported := false
@@ -320,17 +324,21 @@ func (r *Runner) Run(ctx context.Context, goal string) Result {
 }
 
 // finishOf returns the decision's finish signal, also when a Planner put a
-// finish_task call in its steps instead of setting Finish.
+// call of a task-ending tool (finish_task) in its steps instead of setting
+// Finish; the tool's definition reads the call.
 func finishOf(dec plan.Decision) *plan.Finish {
 	if dec.Finish != nil {
 		return dec.Finish
 	}
-	if len(dec.Steps) > 0 && dec.Steps[0].Call.Name == tools.FinishTask {
-		f, err := parseFinish(dec.Steps[0].Call)
-		if err != nil {
-			return &plan.Finish{Success: false, Reason: "the planner's finish_task call was malformed: " + err.Error()}
-		}
-		return &f
+	if len(dec.Steps) == 0 {
+		return nil
+	}
+	f, err := tools.Ending(dec.Steps[0].Call)
+	switch {
+	case err != nil:
+		return &plan.Finish{Success: false, Reason: "the planner's " + dec.Steps[0].Call.Name + " call was malformed: " + err.Error()}
+	case f != nil:
+		return &plan.Finish{Success: f.Success, Reason: f.Reason}
 	}
 	return nil
 }

@@ -117,7 +117,7 @@ func TestSettleTakesTheFirstReadThatShowsTheOutcome(t *testing.T) {
 	// dump 2 shows the new one: settling ends there, without a third
 	// dump to confirm it.
 	p, clk := newScripted(read{sc: pre}, read{sc: next}, read{sc: next})
-	e := newExecutor(Defaults(), p, clk, testlog.New(t))
+	e := newExecutor(Defaults(), p, clk, testlog.New(t), nil)
 	start := clk.Now()
 	got, err := e.settle(context.Background(), pre, shows("History"))
 	if err != nil {
@@ -155,7 +155,7 @@ func TestSettleConfirmsWithASecondReadWhenTheOutcomeIsNotShown(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			p, clk := newScripted(c.reads...)
-			e := newExecutor(Defaults(), p, clk, testlog.New(t))
+			e := newExecutor(Defaults(), p, clk, testlog.New(t), nil)
 			got, err := e.settle(context.Background(), pre, shows("History"))
 			if err != nil {
 				t.Fatal(err)
@@ -177,7 +177,7 @@ func TestSettleDoesNotTakeALoadingScreen(t *testing.T) {
 	// The expected element is there from the first read, but so is a
 	// spinner: neither the first read nor two equal loading reads end it.
 	p, clk := newScripted(read{sc: loadingResults}, read{sc: loadingResults}, read{sc: loadingResults}, read{sc: results})
-	e := newExecutor(Defaults(), p, clk, testlog.New(t))
+	e := newExecutor(Defaults(), p, clk, testlog.New(t), nil)
 	got, err := e.settle(context.Background(), pre, shows("Results"))
 	if err != nil {
 		t.Fatal(err)
@@ -195,7 +195,7 @@ func TestSettleIsCappedAndHonoursCancel(t *testing.T) {
 	spinning := appScreen(true, "Results")
 	p, clk := newScripted(read{sc: spinning})
 	cfg := Defaults()
-	e := newExecutor(cfg, p, clk, testlog.New(t))
+	e := newExecutor(cfg, p, clk, testlog.New(t), nil)
 	start := clk.Now()
 	got, err := e.settle(context.Background(), pre, shows("Results"))
 	if err != nil {
@@ -223,7 +223,7 @@ func TestStepReadsTheScreenOnceWhenTheOutcomeIsImmediate(t *testing.T) {
 	home := appScreen(false, "Search bar")
 	search := appScreen(false, "Search", "History")
 	p, clk := newScripted(read{sc: search})
-	e := newExecutor(Defaults(), p, clk, testlog.New(t))
+	e := newExecutor(Defaults(), p, clk, testlog.New(t), nil)
 	ps := plan.PlannedStep{
 		Intent: "tap the search bar",
 		Call:   tools.NewCall(tools.Tap, map[string]any{}),

@@ -7,18 +7,32 @@ import (
 	"strconv"
 )
 
+// listed is a listed element with the label the listing shows for it.
+type listed struct {
+	Element
+	label string
+}
+
 // significant returns the elements a user would call "the screen": the
-// listed ones, which already leave out noise.
-func (s *Scene) significant() []Element {
+// listed ones, which already leave out noise, each with its listed label.
+// The label counts: a list row whose text lives in plain children shows
+// their text (it absorbs them, so they are not listed themselves), and a
+// list scrolled by a whole number of rows differs only there.
+func (s *Scene) significant() []listed {
 	if s == nil {
 		return nil
 	}
-	return s.Listed()
+	ents := s.entries()
+	out := make([]listed, len(ents))
+	for k, le := range ents {
+		out[k] = listed{s.Elements[le.index], le.label}
+	}
+	return out
 }
 
 // Fingerprint identifies what a user would call "the screen": the
-// foreground app and every listed element's class, id, label, place and
-// state, leaving out noise (status bar clock, battery, signal and
+// foreground app and every listed element's class, id, label (as listed,
+// borrowed from its children included), place and state, leaving out noise (status bar clock, battery, signal and
 // notification icons, navigation bar). Two dumps of the same screen minutes
 // apart have equal fingerprints; a dialog, a typed character, a scrolled
 // list or a toggled switch make them differ.
@@ -41,7 +55,8 @@ func (s *Scene) Fingerprint() string {
 
 // appendKey writes what makes an element the same element; with state it
 // also writes what can change about it (label, bounds, flags).
-func appendKey(buf []byte, e Element, state bool) []byte {
+func appendKey(buf []byte, l listed, state bool) []byte {
+	e := l.Element
 	buf = append(buf, 1)
 	buf = append(buf, e.Package...)
 	buf = append(buf, 0)
@@ -55,6 +70,8 @@ func appendKey(buf []byte, e Element, state bool) []byte {
 	buf = append(buf, e.Text...)
 	buf = append(buf, 0)
 	buf = append(buf, e.Desc...)
+	buf = append(buf, 0)
+	buf = append(buf, l.label...)
 	buf = append(buf, 0)
 	for _, v := range [4]int{e.Bounds.Left, e.Bounds.Top, e.Bounds.Right, e.Bounds.Bottom} {
 		buf = strconv.AppendInt(buf, int64(v), 10)
@@ -111,7 +128,7 @@ func Diff(before, after *Scene) Change {
 	// Pass 2 and 3: same identity at the same place, then with the same label.
 	for pass := 0; pass < 2; pass++ {
 		idx := make(map[string][]int)
-		key := func(e Element) string {
+		key := func(e listed) string {
 			k := appendKey(buf[:0], e, false)
 			if pass == 0 {
 				k = append(k, e.Bounds.String()...)
@@ -119,6 +136,8 @@ func Diff(before, after *Scene) Change {
 				k = append(k, e.Text...)
 				k = append(k, 0)
 				k = append(k, e.Desc...)
+				k = append(k, 0)
+				k = append(k, e.label...)
 			}
 			buf = k
 			return string(k)
@@ -137,19 +156,19 @@ func Diff(before, after *Scene) Change {
 			if l := idx[k]; len(l) > 0 {
 				usedB[l[0]], usedA[j] = true, true
 				idx[k] = l[1:]
-				c.Changed = append(c.Changed, e)
+				c.Changed = append(c.Changed, e.Element)
 			}
 		}
 	}
 	sort.Slice(c.Changed, func(x, y int) bool { return c.Changed[x].Index < c.Changed[y].Index })
 	for i, e := range b {
 		if !usedB[i] {
-			c.Disappeared = append(c.Disappeared, e)
+			c.Disappeared = append(c.Disappeared, e.Element)
 		}
 	}
 	for j, e := range a {
 		if !usedA[j] {
-			c.Appeared = append(c.Appeared, e)
+			c.Appeared = append(c.Appeared, e.Element)
 		}
 	}
 	return c

@@ -2,6 +2,7 @@ package scene
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -320,5 +321,42 @@ func TestBorrowedLabelsAreJoinedOnceEach(t *testing.T) {
 	line := strings.Split(s.Listing(), "\n")[1]
 	if line != `[1] LinearLayout "Mac mini M4 16GB · ¥4499" id=row clickable` {
 		t.Errorf("row line %q", line)
+	}
+}
+
+// A list scrolled by a whole number of rows keeps every row's bounds; when
+// the rows' text lives in plain children (the row absorbs them, so only the
+// row is listed, with their text as its label) the rows' listed labels are
+// all that differs. The fingerprint must see it (issue 10, point 8: the
+// Executor judged such a scroll "no change" and scrolled again, past the
+// row it was looking for).
+func TestFingerprintSeesBorrowedLabelsOfAScrolledList(t *testing.T) {
+	page := func(first int) *Scene {
+		sc := &Scene{Width: 1080, Height: 2400, Package: "com.android.settings"}
+		sc.Elements = append(sc.Elements, Element{Index: 0, Parent: -1, Class: "androidx.recyclerview.widget.RecyclerView",
+			Scrollable: true, Enabled: true, Bounds: Bounds{Top: 200, Right: 1080, Bottom: 2200}})
+		for r := 0; r < 6; r++ {
+			top := 200 + r*300
+			row := len(sc.Elements)
+			sc.Elements = append(sc.Elements,
+				Element{Index: row, Parent: 0, Depth: 1, Class: "android.widget.LinearLayout", Clickable: true, Enabled: true,
+					Bounds: Bounds{Top: top, Right: 1080, Bottom: top + 300}},
+				Element{Index: row + 1, Parent: row, Depth: 2, Class: "android.widget.TextView", Text: fmt.Sprintf("Row %d", first+r), Enabled: true,
+					Bounds: Bounds{Left: 40, Top: top + 40, Right: 1000, Bottom: top + 140}})
+		}
+		return sc
+	}
+	before, after := page(0), page(6)
+	if before.Listing() == after.Listing() {
+		t.Fatal("fixture: the two pages list the same")
+	}
+	if before.Fingerprint() == after.Fingerprint() {
+		t.Error("a list scrolled by whole rows has the same fingerprint; the rows' labels differ")
+	}
+	if Diff(before, after).Empty() {
+		t.Error("Diff of a list scrolled by whole rows is empty")
+	}
+	if page(6).Fingerprint() != after.Fingerprint() {
+		t.Error("the same page twice has different fingerprints")
 	}
 }

@@ -2,17 +2,9 @@ package tools
 
 import "encoding/json"
 
-// The tool names of the contract (docs/tools.md; the team-wide TOOLS.md).
-const (
-	Tap        = "tap"
-	LongPress  = "long_press"
-	TypeText   = "type_text"
-	Scroll     = "scroll"
-	PressKey   = "press_key"
-	LaunchApp  = "launch_app"
-	Wait       = "wait"
-	FinishTask = "finish_task"
-)
+// The tool names of the contract (docs/tools.md; the team-wide TOOLS.md)
+// are declared in each tool's file: Tap, LongPress, TypeText, Scroll,
+// PressKey, LaunchApp, Wait, FinishTask.
 
 // Call is one tool invocation: a name and its JSON arguments, exactly as a
 // model or planner produced them.

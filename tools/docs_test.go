@@ -37,18 +37,6 @@ func TestDocsAreCurrent(t *testing.T) {
 	}
 }
 
-// examples are the result lines a model reads back, one per tool.
-var examples = map[string][2]string{
-	Tap:        {`{"element":4}`, `tapped [4] Button "Search"`},
-	LongPress:  {`{"element":7}`, `long-pressed [7] TextView "Mac mini M4 16GB"`},
-	TypeText:   {`{"text":"Mac mini","element":3,"submit":true}`, `typed 8 characters into [3] and pressed enter`},
-	Scroll:     {`{"direction":"down","element":12}`, `scrolled down in [12]`},
-	PressKey:   {`{"key":"back"}`, `pressed back`},
-	LaunchApp:  {`{"app":"Taobao"}`, `launched Taobao`},
-	Wait:       {`{"seconds":1.5}`, `waited 1.5s`},
-	FinishTask: {`{"success":true,"reason":"results for Mac mini are shown"}`, `task succeeded: results for Mac mini are shown`},
-}
-
 func renderDocs() []byte {
 	var b strings.Builder
 	b.WriteString(`# Capability tools
@@ -86,8 +74,8 @@ implements (package ` + "`tools`" + `).
   ` + "`errors.Is`" + ` finds the driver's sentinels.
 
 `)
-	for _, s := range Specs() {
-		sch := schemas[s.Name]
+	for _, t := range All() {
+		s, sch := t.Spec(), t.schema
 		fmt.Fprintf(&b, "## `%s`\n\n%s\n\n", s.Name, s.Description)
 		b.WriteString("| argument | type | required | allowed | description |\n|---|---|---|---|---|\n")
 		for _, name := range sch.propOrder {
@@ -100,8 +88,8 @@ implements (package ` + "`tools`" + `).
 			}
 			fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", name, p.Type, req, allowed(p), p.Description)
 		}
-		ex := examples[s.Name]
-		fmt.Fprintf(&b, "\nExample: `%s %s` → `%s`\n\n", s.Name, ex[0], ex[1])
+		ex := t.Example()
+		fmt.Fprintf(&b, "\nExample: `%s %s` → `%s`\n\n", s.Name, ex.Args, ex.Result)
 		var pretty bytes.Buffer
 		_ = json.Indent(&pretty, s.Schema, "", "  ")
 		fmt.Fprintf(&b, "<details><summary>JSON Schema</summary>\n\n```json\n%s\n```\n\n</details>\n\n", pretty.String())
@@ -142,17 +130,17 @@ func TestDocExamplesAreTrue(t *testing.T) {
 	sc.Elements[3].Class, sc.Elements[3].Editable = "android.widget.EditText", true
 	sc.Elements[4].Class, sc.Elements[4].Text = "android.widget.Button", "Search"
 	sc.Elements[7].Class, sc.Elements[7].Text = "android.widget.TextView", "Mac mini M4 16GB"
-	for _, s := range Specs() {
-		ex, ok := examples[s.Name]
-		if !ok {
-			t.Errorf("no doc example for %s", s.Name)
+	for _, tool := range All() {
+		ex := tool.Example()
+		if ex.Args == "" {
+			t.Errorf("no doc example for %s", tool.Name())
 			continue
 		}
-		res, err := Run(context.Background(), fake.New(), sc, Call{Name: s.Name, Args: json.RawMessage(ex[0])}, RunOptions{Clock: clock.NewFake(time.Time{})})
+		res, err := Run(context.Background(), fake.New(), sc, Call{Name: tool.Name(), Args: json.RawMessage(ex.Args)}, RunOptions{Clock: clock.NewFake(time.Time{})})
 		if err != nil {
-			t.Errorf("doc example for %s fails: %v", s.Name, err)
-		} else if res.Text != ex[1] {
-			t.Errorf("doc example for %s says %q; Run says %q", s.Name, ex[1], res.Text)
+			t.Errorf("doc example for %s fails: %v", tool.Name(), err)
+		} else if res.Text != ex.Result {
+			t.Errorf("doc example for %s says %q; Run says %q", tool.Name(), ex.Result, res.Text)
 		}
 	}
 }

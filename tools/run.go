@@ -7,28 +7,11 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"phonepilot/device"
 	"phonepilot/internal/clock"
 	"phonepilot/scene"
-)
-
-// Timings of the gestures. A long press must outlast Android's long-press
-// timeout (500 ms by default) with margin; a 300 ms swipe scrolls without
-// flinging far past what the model wanted to see.
-const (
-	LongPressDuration = 800 * time.Millisecond
-	ScrollDuration    = 300 * time.Millisecond
-)
-
-// scrollFrom and scrollTo are where a scroll swipe starts and ends, as a
-// fraction of the scrolled area along the scroll axis: well inside it, so the
-// finger neither starts on a screen-edge gesture zone nor leaves the element.
-const (
-	scrollFrom = 0.75
-	scrollTo   = 0.25
 )
 
 // RunOptions are what Run needs besides the call.
@@ -47,12 +30,6 @@ type Result struct {
 	Finish *Finish
 }
 
-// Finish is the end of a task as the model declared it with finish_task.
-type Finish struct {
-	Success bool
-	Reason  string
-}
-
 // ElementError is an "element" argument that does not name an element the
 // tool can act on in the call's Scene. Nothing touched the device.
 type ElementError struct {
@@ -63,6 +40,10 @@ type ElementError struct {
 	Bounds scene.Bounds
 	NoArea bool
 }
+
+// Permanent marks the error as one another attempt cannot fix: the same
+// call on the same Scene names the same missing element.
+func (e *ElementError) Permanent() bool { return true }
 
 func (e *ElementError) Error() string {
 	switch {
@@ -93,8 +74,8 @@ func Run(ctx context.Context, dev device.Device, sc *scene.Scene, c Call, opt Ru
 		el     *scene.Element
 		target scene.Bounds
 	)
-	if _, given := args["element"]; given {
-		idx, ok := ElementArg(c)
+	if v, given := args["element"]; given {
+		idx, ok := elementIndex(v)
 		if !ok { // passed the schema but does not fit an int (1e20)
 			return Result{}, &ArgError{Tool: c.Name, Arg: "element", Msg: "must be an element index from the listing"}
 		}
@@ -104,113 +85,13 @@ func Run(ctx context.Context, dev device.Device, sc *scene.Scene, c Call, opt Ru
 		}
 		el, target = &e, b
 	}
-	if c.Name == FinishTask {
-		success, _ := args["success"].(bool)
-		reason, _ := args["reason"].(string)
-		outcome := "failed"
-		if success {
-			outcome = "succeeded"
+	t, _ := Lookup(c.Name) // Validate accepted the name
+	if t.finish == nil {
+		if err := ctx.Err(); err != nil {
+			return Result{}, fmt.Errorf("%s: %w", c.Name, err)
 		}
-		return Result{
-			Text:   "task " + outcome + ": " + oneLine(reason, 120),
-			Finish: &Finish{Success: success, Reason: reason},
-		}, nil
 	}
-	if err := ctx.Err(); err != nil {
-		return Result{}, fmt.Errorf("%s: %w", c.Name, err)
-	}
-	res := Result{Element: el}
-
-	switch c.Name {
-	case Tap:
-		x, y := target.Center()
-		if err := dev.Tap(ctx, x, y); err != nil {
-			return res, fmt.Errorf("tap [%d]: %w", el.Index, err)
-		}
-		res.Text = "tapped " + Describe(*el)
-
-	case LongPress:
-		x, y := target.Center()
-		if err := dev.LongPress(ctx, x, y, LongPressDuration); err != nil {
-			return res, fmt.Errorf("long_press [%d]: %w", el.Index, err)
-		}
-		res.Text = "long-pressed " + Describe(*el)
-
-	case TypeText:
-		text, _ := args["text"].(string)
-		submit, _ := args["submit"].(bool)
-		into := "the focused field"
-		if el != nil {
-			x, y := target.Center()
-			if err := dev.Tap(ctx, x, y); err != nil {
-				return res, fmt.Errorf("type_text: focus [%d]: %w", el.Index, err)
-			}
-			into = "[" + strconv.Itoa(el.Index) + "]"
-		}
-		if err := dev.TypeText(ctx, text); err != nil {
-			return res, fmt.Errorf("type_text into %s: %w", into, err)
-		}
-		res.Text = fmt.Sprintf("typed %d characters into %s", utf8.RuneCountInString(text), into)
-		if submit {
-			if err := dev.Key(ctx, device.KeyEnter); err != nil {
-				return res, fmt.Errorf("type_text: submit (enter): %w", err)
-			}
-			res.Text += " and pressed enter"
-		}
-
-	case Scroll:
-		dir, _ := args["direction"].(string)
-		area, where := target, " in ["+strconv.Itoa(idxOf(el))+"]"
-		if el == nil {
-			area, where = screenArea(sc), ""
-			if area.Empty() {
-				return res, fmt.Errorf("scroll: the screen size is unknown; give an element to scroll")
-			}
-		}
-		x1, y1, x2, y2 := swipeFor(area, dir)
-		if err := dev.Swipe(ctx, x1, y1, x2, y2, ScrollDuration); err != nil {
-			return res, fmt.Errorf("scroll %s%s: %w", dir, where, err)
-		}
-		res.Text = "scrolled " + dir + where
-
-	case PressKey:
-		key, _ := args["key"].(string)
-		if err := dev.Key(ctx, device.Key(key)); err != nil {
-			return res, fmt.Errorf("press_key %s: %w", key, err)
-		}
-		res.Text = "pressed " + key
-
-	case LaunchApp:
-		app, _ := args["app"].(string)
-		if err := dev.LaunchApp(ctx, app); err != nil {
-			return res, fmt.Errorf("launch_app %q: %w", app, err)
-		}
-		res.Text = "launched " + oneLine(app, 60)
-
-	case Wait:
-		n, _ := args["seconds"].(json.Number)
-		secs, _ := n.Float64()
-		clk := opt.Clock
-		if clk == nil {
-			clk = clock.Real{}
-		}
-		d := time.Duration(math.Round(secs * float64(time.Second)))
-		if err := clk.Sleep(ctx, d); err != nil {
-			return res, fmt.Errorf("wait: %w", err)
-		}
-		res.Text = "waited " + strconv.FormatFloat(secs, 'f', -1, 64) + "s"
-
-	default: // a tool in the specs without an implementation: a bug here
-		return res, fmt.Errorf("%s: not implemented", c.Name)
-	}
-	return res, nil
-}
-
-func idxOf(e *scene.Element) int {
-	if e == nil {
-		return -1
-	}
-	return e.Index
+	return t.run(ctx, &runEnv{dev: dev, sc: sc, el: el, target: target, clock: opt.Clock}, c)
 }
 
 // resolve finds element idx in sc and the part of it that is on screen.
@@ -239,44 +120,6 @@ func intersect(a, b scene.Bounds) scene.Bounds {
 	return scene.Bounds{
 		Left: max(a.Left, b.Left), Top: max(a.Top, b.Top),
 		Right: min(a.Right, b.Right), Bottom: min(a.Bottom, b.Bottom),
-	}
-}
-
-// screenArea is the whole screen, from the Scene's size or, when the driver
-// did not report one, from the elements' extent.
-func screenArea(sc *scene.Scene) scene.Bounds {
-	if sc == nil {
-		return scene.Bounds{}
-	}
-	if sc.Width > 0 && sc.Height > 0 {
-		return scene.Bounds{Right: sc.Width, Bottom: sc.Height}
-	}
-	var area scene.Bounds
-	for _, e := range sc.Elements {
-		if e.Bounds.Empty() {
-			continue
-		}
-		area.Right = max(area.Right, e.Bounds.Right)
-		area.Bottom = max(area.Bottom, e.Bounds.Bottom)
-	}
-	return area
-}
-
-// swipeFor returns the swipe inside area that brings content further in dir
-// into view: the finger moves the opposite way (to see what is below, drag
-// the content up).
-func swipeFor(area scene.Bounds, dir string) (x1, y1, x2, y2 int) {
-	cx, cy := area.Center()
-	along := func(lo, size int, f float64) int { return lo + int(math.Round(float64(size)*f)) }
-	switch dir {
-	case "down":
-		return cx, along(area.Top, area.Height(), scrollFrom), cx, along(area.Top, area.Height(), scrollTo)
-	case "up":
-		return cx, along(area.Top, area.Height(), scrollTo), cx, along(area.Top, area.Height(), scrollFrom)
-	case "right":
-		return along(area.Left, area.Width(), scrollFrom), cy, along(area.Left, area.Width(), scrollTo), cy
-	default: // "left"
-		return along(area.Left, area.Width(), scrollTo), cy, along(area.Left, area.Width(), scrollFrom), cy
 	}
 }
 
@@ -323,7 +166,12 @@ func ElementArg(c Call) (int, bool) {
 	if err != nil {
 		return 0, false
 	}
-	n, ok := args["element"].(json.Number)
+	return elementIndex(args["element"])
+}
+
+// elementIndex reads a decoded "element" value: an integral JSON number.
+func elementIndex(v any) (int, bool) {
+	n, ok := v.(json.Number)
 	if !ok {
 		return 0, false
 	}

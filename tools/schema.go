@@ -134,6 +134,10 @@ func (e *ArgError) Error() string {
 // Unwrap exposes the sentinel, if any.
 func (e *ArgError) Unwrap() error { return e.Err }
 
+// Permanent marks the error as one another attempt cannot fix: the same
+// arguments fail the same schema.
+func (e *ArgError) Permanent() bool { return true }
+
 // Validate checks a call against its tool's schema: the tool exists, the
 // arguments are one JSON object, every required argument is present, each
 // has the right JSON type (integer, number, string, boolean), lies in its

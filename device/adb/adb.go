@@ -50,9 +50,6 @@ type Config struct {
 	// Clock paces retries; nil means the real clock.
 	Clock    clock.Clock
 	Timeouts Timeouts
-	// DumpRetries is how many extra dumps follow an idle-state or null-root
-	// failure; 0 means 2 (so 3 attempts), negative means none.
-	DumpRetries int
 }
 
 // Validate reports the first invalid field.
@@ -95,11 +92,6 @@ func (c Config) withDefaults() Config {
 	if t.Probe == 0 {
 		t.Probe = 2 * time.Second
 	}
-	if c.DumpRetries == 0 {
-		c.DumpRetries = 2
-	} else if c.DumpRetries < 0 {
-		c.DumpRetries = 0
-	}
 	return c
 }
 
@@ -116,8 +108,11 @@ type Device struct {
 
 	mu         sync.Mutex // guards the fields below
 	dumpMethod dumpMethod
-	size       ScreenSize
-	sizeKnown  bool
+	// compressNext: the last dump failed on idle state; the next one
+	// adds --compressed.
+	compressNext bool
+	size         ScreenSize
+	sizeKnown    bool
 
 	textMu sync.Mutex // one TypeText at a time: it switches the IME
 }

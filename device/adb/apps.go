@@ -4,150 +4,14 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
-	"unicode"
 
+	"phonepilot/apps"
 	"phonepilot/device"
 )
 
-// App is a well-known app: the names people call it and its package(s),
-// most common first (some apps ship under regional packages).
-type App struct {
-	Names    []string
-	Packages []string
-}
-
-// KnownApps is the built-in table LaunchApp resolves names with. Names are
-// matched case-insensitively, ignoring spaces and punctuation.
-var KnownApps = []App{
-	// China
-	{[]string{"Taobao", "淘宝", "手机淘宝"}, []string{"com.taobao.taobao"}},
-	{[]string{"Tmall", "天猫"}, []string{"com.tmall.wireless"}},
-	{[]string{"JD", "JD.com", "Jingdong", "京东"}, []string{"com.jingdong.app.mall"}},
-	{[]string{"Pinduoduo", "PDD", "拼多多"}, []string{"com.xunmeng.pinduoduo"}},
-	{[]string{"WeChat", "Weixin", "微信"}, []string{"com.tencent.mm"}},
-	{[]string{"QQ"}, []string{"com.tencent.mobileqq"}},
-	{[]string{"WeCom", "WeChat Work", "企业微信"}, []string{"com.tencent.wework"}},
-	{[]string{"Alipay", "支付宝"}, []string{"com.eg.android.AlipayGphone"}},
-	{[]string{"Meituan", "美团"}, []string{"com.sankuai.meituan"}},
-	{[]string{"Meituan Waimai", "美团外卖"}, []string{"com.sankuai.meituan.takeoutnew"}},
-	{[]string{"Ele.me", "饿了么"}, []string{"me.ele"}},
-	{[]string{"Dianping", "大众点评"}, []string{"com.dianping.v1"}},
-	{[]string{"Douyin", "抖音"}, []string{"com.ss.android.ugc.aweme"}},
-	{[]string{"Kuaishou", "快手"}, []string{"com.smile.gifmaker"}},
-	{[]string{"Xiaohongshu", "RedNote", "Little Red Book", "小红书"}, []string{"com.xingin.xhs"}},
-	{[]string{"Bilibili", "哔哩哔哩", "B站"}, []string{"tv.danmaku.bili"}},
-	{[]string{"Weibo", "微博", "新浪微博"}, []string{"com.sina.weibo"}},
-	{[]string{"Zhihu", "知乎"}, []string{"com.zhihu.android"}},
-	{[]string{"Baidu", "百度"}, []string{"com.baidu.searchbox"}},
-	{[]string{"Baidu Maps", "百度地图"}, []string{"com.baidu.BaiduMap"}},
-	{[]string{"Amap", "Gaode Maps", "高德地图"}, []string{"com.autonavi.minimap"}},
-	{[]string{"Didi", "滴滴出行", "滴滴"}, []string{"com.sdu.didi.psnger"}},
-	{[]string{"Ctrip", "Trip.com", "携程", "携程旅行"}, []string{"ctrip.android.view", "ctrip.english"}},
-	{[]string{"12306", "铁路12306"}, []string{"com.MobileTicket"}},
-	{[]string{"NetEase Cloud Music", "网易云音乐"}, []string{"com.netease.cloudmusic"}},
-	{[]string{"QQ Music", "QQ音乐"}, []string{"com.tencent.qqmusic"}},
-	{[]string{"Tencent Video", "腾讯视频"}, []string{"com.tencent.qqlive"}},
-	{[]string{"iQIYI", "爱奇艺"}, []string{"com.qiyi.video"}},
-	{[]string{"Youku", "优酷"}, []string{"com.youku.phone"}},
-	{[]string{"Xianyu", "闲鱼"}, []string{"com.taobao.idlefish"}},
-	{[]string{"Futu", "Futubull", "moomoo", "富途牛牛"}, []string{"cn.futu.trader", "com.moomoo.trade"}},
-	{[]string{"Toutiao", "今日头条"}, []string{"com.ss.android.article.news"}},
-	{[]string{"DingTalk", "钉钉"}, []string{"com.alibaba.android.rimet"}},
-	{[]string{"Feishu", "Lark", "飞书"}, []string{"com.ss.android.lark"}},
-	// System and Google
-	{[]string{"Settings", "设置"}, []string{"com.android.settings"}},
-	{[]string{"Chrome", "Google Chrome", "谷歌浏览器"}, []string{"com.android.chrome"}},
-	{[]string{"Browser", "浏览器"}, []string{"com.android.browser", "com.android.chrome"}},
-	{[]string{"YouTube", "油管"}, []string{"com.google.android.youtube"}},
-	{[]string{"Gmail", "谷歌邮箱"}, []string{"com.google.android.gm"}},
-	{[]string{"Google Maps", "Maps", "谷歌地图", "地图"}, []string{"com.google.android.apps.maps"}},
-	{[]string{"Google", "Google Search", "谷歌"}, []string{"com.google.android.googlequicksearchbox"}},
-	{[]string{"Play Store", "Google Play", "应用商店"}, []string{"com.android.vending"}},
-	{[]string{"Photos", "Google Photos", "相册", "图库", "Gallery"}, []string{"com.google.android.apps.photos", "com.android.gallery3d", "com.miui.gallery"}},
-	{[]string{"Camera", "相机"}, []string{"com.android.camera2", "com.android.camera", "com.google.android.GoogleCamera"}},
-	{[]string{"Phone", "Dialer", "电话", "拨号"}, []string{"com.google.android.dialer", "com.android.dialer"}},
-	{[]string{"Contacts", "联系人", "通讯录"}, []string{"com.google.android.contacts", "com.android.contacts"}},
-	{[]string{"Messages", "SMS", "信息", "短信"}, []string{"com.google.android.apps.messaging", "com.android.mms"}},
-	{[]string{"Calendar", "日历"}, []string{"com.google.android.calendar", "com.android.calendar"}},
-	{[]string{"Clock", "Alarm", "时钟", "闹钟"}, []string{"com.google.android.deskclock", "com.android.deskclock"}},
-	{[]string{"Calculator", "计算器"}, []string{"com.google.android.calculator", "com.android.calculator2"}},
-	{[]string{"Files", "File Manager", "文件", "文件管理"}, []string{"com.google.android.apps.nbu.files", "com.android.documentsui"}},
-	{[]string{"Google Drive", "Drive", "谷歌云端硬盘"}, []string{"com.google.android.apps.docs"}},
-	{[]string{"Google Translate", "Translate", "谷歌翻译", "翻译"}, []string{"com.google.android.apps.translate"}},
-	{[]string{"Keep", "Google Keep", "Keep Notes"}, []string{"com.google.android.keep"}},
-	{[]string{"Google Tasks", "Tasks"}, []string{"com.google.android.apps.tasks"}},
-	// International
-	{[]string{"WhatsApp"}, []string{"com.whatsapp"}},
-	{[]string{"Telegram", "电报"}, []string{"org.telegram.messenger"}},
-	{[]string{"Facebook", "脸书"}, []string{"com.facebook.katana"}},
-	{[]string{"Messenger"}, []string{"com.facebook.orca"}},
-	{[]string{"Instagram"}, []string{"com.instagram.android"}},
-	{[]string{"X", "Twitter", "推特"}, []string{"com.twitter.android"}},
-	{[]string{"TikTok"}, []string{"com.zhiliaoapp.musically", "com.ss.android.ugc.trill"}},
-	{[]string{"Snapchat"}, []string{"com.snapchat.android"}},
-	{[]string{"LinkedIn", "领英"}, []string{"com.linkedin.android"}},
-	{[]string{"Reddit"}, []string{"com.reddit.frontpage"}},
-	{[]string{"Discord"}, []string{"com.discord"}},
-	{[]string{"Slack"}, []string{"com.Slack"}},
-	{[]string{"Zoom"}, []string{"us.zoom.videomeetings"}},
-	{[]string{"Spotify"}, []string{"com.spotify.music"}},
-	{[]string{"Netflix", "网飞"}, []string{"com.netflix.mediaclient"}},
-	{[]string{"Amazon", "Amazon Shopping", "亚马逊"}, []string{"com.amazon.mShop.android.shopping"}},
-	{[]string{"Uber"}, []string{"com.ubercab"}},
-	{[]string{"Airbnb"}, []string{"com.airbnb.android"}},
-	{[]string{"PayPal"}, []string{"com.paypal.android.p2pmobile"}},
-	{[]string{"Outlook", "Microsoft Outlook"}, []string{"com.microsoft.office.outlook"}},
-	{[]string{"Microsoft Teams", "Teams"}, []string{"com.microsoft.teams"}},
-	{[]string{"Firefox"}, []string{"org.mozilla.firefox"}},
-	{[]string{"Obsidian"}, []string{"md.obsidian"}},
-	{[]string{"Proton VPN"}, []string{"ch.protonvpn.android"}},
-	{[]string{"inDrive", "inDriver"}, []string{"sinet.startup.inDriver"}},
-	{[]string{"ChatGPT"}, []string{"com.openai.chatgpt"}},
-	{[]string{"Shopee"}, []string{"com.shopee.id", "com.shopee.ph", "com.shopee.my"}},
-}
-
-// normalizeAppName folds case and drops spaces and punctuation, so
-// "Google  Maps", "google-maps" and "GoogleMaps" are the same name.
-func normalizeAppName(s string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(s) {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-var appIndex = func() map[string]*App {
-	m := make(map[string]*App)
-	for i := range KnownApps {
-		for _, n := range KnownApps[i].Names {
-			if _, dup := m[normalizeAppName(n)]; !dup {
-				m[normalizeAppName(n)] = &KnownApps[i]
-			}
-		}
-	}
-	return m
-}()
-
-// LookupApp finds a well-known app by any of its names.
-func LookupApp(name string) (App, bool) {
-	a, ok := appIndex[normalizeAppName(name)]
-	if !ok {
-		return App{}, false
-	}
-	return *a, true
-}
-
-var packageRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)+$`)
-
-// LooksLikePackage reports a Java package name ("com.example.app").
-func LooksLikePackage(s string) bool { return packageRE.MatchString(s) }
-
-// LaunchApp starts an app by package name, by a name from KnownApps
+// LaunchApp starts an app by package name, by a name from the apps table
 // (English or Chinese), or by a name matching one installed package. An app
 // that is not installed is device.ErrAppNotFound.
 func (d *Device) LaunchApp(ctx context.Context, app string) error {
@@ -179,22 +43,22 @@ func (d *Device) LaunchApp(ctx context.Context, app string) error {
 }
 
 // ResolveApp picks the package to launch for app among the installed
-// packages: the package itself, a KnownApps name, or else one installed
+// packages: the package itself, a name of the apps table, or else one installed
 // package whose name contains the normalised name.
 func ResolveApp(app string, installed []string) (string, error) {
 	has := make(map[string]bool, len(installed))
 	for _, p := range installed {
 		has[p] = true
 	}
-	if LooksLikePackage(app) {
+	if apps.LooksLikePackage(app) {
 		if has[app] {
 			return app, nil
 		}
-		if _, known := LookupApp(app); !known {
+		if _, known := apps.Lookup(app); !known {
 			return "", fmt.Errorf("adb: package %s is not installed: %w", app, device.ErrAppNotFound)
 		}
 	}
-	if a, ok := LookupApp(app); ok {
+	if a, ok := apps.Lookup(app); ok {
 		for _, p := range a.Packages {
 			if has[p] {
 				return p, nil
@@ -202,20 +66,20 @@ func ResolveApp(app string, installed []string) (string, error) {
 		}
 		return "", fmt.Errorf("adb: %s (%s) is not installed: %w", app, strings.Join(a.Packages, " or "), device.ErrAppNotFound)
 	}
-	key := normalizeAppName(app)
+	key := apps.Key(app)
 	if key == "" {
 		return "", fmt.Errorf("adb: no app named %q: %w", app, device.ErrAppNotFound)
 	}
 	var matches []string
 	for _, p := range installed {
 		segs := strings.Split(strings.ToLower(p), ".")
-		if normalizeAppName(segs[len(segs)-1]) == key {
+		if apps.Key(segs[len(segs)-1]) == key {
 			matches = append(matches, p)
 		}
 	}
 	if len(matches) == 0 {
 		for _, p := range installed {
-			if strings.Contains(normalizeAppName(p), key) {
+			if strings.Contains(apps.Key(p), key) {
 				matches = append(matches, p)
 			}
 		}

@@ -107,10 +107,18 @@ func TestDumpFallsBackToFileWithoutTTY(t *testing.T) {
 	}
 }
 
-func TestDumpRetriesCompressedOnIdleState(t *testing.T) {
+// The driver does not retry a failed dump (the Executor owns dump
+// retries): one idle-state failure is one dump and a typed, retryable
+// error, and the next dump adds --compressed.
+func TestDumpFailureIsReportedOnceAndTheNextDumpIsCompressed(t *testing.T) {
 	p := newFakePhone(t)
 	p.dumpScript = []string{"ERROR: could not get idle state.\n"}
 	d, _ := openFake(t, p)
+	_, err := d.Scene(t.Context())
+	var de *DumpError
+	if !errors.As(err, &de) || !errors.Is(err, perception.ErrIdleState) || !perception.Retryable(err) {
+		t.Fatalf("idle state = %v; want a *DumpError wrapping ErrIdleState", err)
+	}
 	if _, err := d.Scene(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -121,29 +129,23 @@ func TestDumpRetriesCompressedOnIdleState(t *testing.T) {
 		}
 	}
 	if len(dumps) != 2 || strings.Contains(dumps[0], "--compressed") || !strings.Contains(dumps[1], "--compressed") {
-		t.Errorf("dumps = %q; want a plain dump then a --compressed one", dumps)
+		t.Errorf("dumps = %q; want one plain dump for the failed Scene, then a --compressed one", dumps)
+	}
+	if n := len(d.clk.(*clock.Fake).Sleeps()); n != 0 {
+		t.Errorf("the driver paused %d times; it must not retry (the Executor does)", n)
 	}
 }
 
-func TestDumpRetriesNullRootThenTypedError(t *testing.T) {
+func TestDumpNullRootIsATypedRetryableError(t *testing.T) {
 	p := newFakePhone(t)
 	p.dumpScript = []string{"ERROR: null root node returned by UiTestAutomationBridge.\n"}
 	d, _ := openFake(t, p)
-	if _, err := d.Scene(t.Context()); err != nil {
-		t.Fatalf("one null root then a good dump: %v", err)
-	}
-	idle := "ERROR: could not get idle state.\n"
-	p.mu.Lock()
-	p.dumpScript = []string{idle, idle, idle, idle}
-	p.mu.Unlock()
 	_, err := d.Scene(t.Context())
-	var de *DumpError
-	if !errors.As(err, &de) || de.Attempts != 3 || !errors.Is(err, perception.ErrIdleState) {
-		t.Errorf("persistent idle state = %v; want *DumpError after 3 attempts wrapping ErrIdleState", err)
+	if !errors.Is(err, perception.ErrNullRoot) || !perception.Retryable(err) {
+		t.Fatalf("null root = %v; want ErrNullRoot, retryable", err)
 	}
-	// Retries pause on the injected clock (1 after the null root, 2 here).
-	if n := len(d.clk.(*clock.Fake).Sleeps()); n != 3 {
-		t.Errorf("%d pauses on the clock; want 3", n)
+	if _, err := d.Scene(t.Context()); err != nil {
+		t.Fatalf("the next dump is good: %v", err)
 	}
 }
 

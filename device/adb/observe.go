@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"strconv"
 	"sync"
-	"time"
 
 	"phonepilot/perception"
 	"phonepilot/scene"
@@ -23,22 +22,20 @@ const (
 	dumpFile               // dump to a file on the phone, then cat it
 )
 
-// dumpRetryPause separates dump attempts after a retryable failure.
-const dumpRetryPause = 250 * time.Millisecond
-
 // dumpFilePath is where the file method writes; uiautomator's own default.
 const dumpFilePath = "/sdcard/window_dump.xml"
 
-// DumpError is a uiautomator dump that failed after every retry. It wraps
-// the last cause (perception.ErrIdleState, perception.ErrNullRoot, or a
-// parse error).
+// DumpError is a uiautomator dump that failed. It wraps the cause
+// (perception.ErrIdleState, perception.ErrNullRoot, or a parse error). The
+// driver does not retry a failed dump: the Executor owns dump retries
+// (docs/ARCHITECTURE.md, "Who retries what"), and an idle-state or null-root
+// failure is perception.Retryable for it to tell.
 type DumpError struct {
-	Attempts int
-	Err      error
+	Err error
 }
 
 func (e *DumpError) Error() string {
-	return fmt.Sprintf("uiautomator dump failed after %d attempt(s): %v", e.Attempts, e.Err)
+	return "uiautomator dump failed: " + e.Err.Error()
 }
 
 func (e *DumpError) Unwrap() error { return e.Err }
@@ -93,38 +90,35 @@ func (d *Device) Scene(ctx context.Context) (*scene.Scene, error) {
 	return sc, nil
 }
 
-// dumpScene dumps and parses, retrying with --compressed after an idle-state
-// failure and after a pause on a null root.
+// dumpScene dumps once and parses. After an idle-state failure the next
+// dump adds --compressed, which skips the idle wait's worst offenders
+// (mobilewright#117); it is not retried here (the Executor retries).
 func (d *Device) dumpScene(ctx context.Context) (*scene.Scene, error) {
-	compressed := false
-	for attempt := 1; ; attempt++ {
-		raw, err := d.dump(ctx, compressed)
-		if err != nil {
-			return nil, err
-		}
-		sc, err := perception.Parse(trimDump(raw), perception.Options{})
-		switch {
-		case err == nil:
-			return sc, nil
-		case !perception.Retryable(err):
-			// Not a dump at all: an empty or cut-off answer is what a
-			// dying transport leaves behind.
-			return nil, d.disconnectedIfGone(ctx, "dump", &DumpError{Attempts: attempt, Err: err})
-		case attempt > d.cfg.DumpRetries:
-			return nil, &DumpError{Attempts: attempt, Err: err}
-		case errors.Is(err, perception.ErrIdleState):
-			// The screen keeps animating; --compressed skips the idle wait's
-			// worst offenders (mobilewright#117).
-			d.log.Debug("uiautomator idle-state failure; retrying with --compressed", "attempt", attempt)
-			compressed = true
-		default:
-			d.log.Debug("uiautomator null root; retrying", "attempt", attempt)
-		}
-		// Give the animation or the window a moment before asking again.
-		if err := d.clk.Sleep(ctx, dumpRetryPause); err != nil {
-			return nil, fmt.Errorf("adb dump: %w", err)
-		}
+	d.mu.Lock()
+	compressed := d.compressNext
+	d.mu.Unlock()
+	raw, err := d.dump(ctx, compressed)
+	if err != nil {
+		return nil, err
 	}
+	sc, err := perception.Parse(trimDump(raw), perception.Options{})
+	idle := errors.Is(err, perception.ErrIdleState)
+	d.mu.Lock()
+	d.compressNext = idle
+	d.mu.Unlock()
+	switch {
+	case err == nil:
+		return sc, nil
+	case !perception.Retryable(err):
+		// Not a dump at all: an empty or cut-off answer is what a
+		// dying transport leaves behind.
+		return nil, d.disconnectedIfGone(ctx, "dump", &DumpError{Err: err})
+	case idle:
+		d.log.Debug("uiautomator idle-state failure; the next dump is --compressed")
+	default:
+		d.log.Debug("uiautomator null root")
+	}
+	return nil, &DumpError{Err: err}
 }
 
 // trimDump drops anything a device prints before the XML (warnings).
@@ -174,7 +168,7 @@ func (d *Device) dump(ctx context.Context, compressed bool) ([]byte, error) {
 		return out, nil
 	}
 	if !bytes.Contains(out, []byte("dumped to")) {
-		return nil, d.disconnectedIfGone(ctx, "dump", &DumpError{Attempts: 1, Err: fmt.Errorf("uiautomator dump %s: %s", dumpFilePath, clip(out))})
+		return nil, d.disconnectedIfGone(ctx, "dump", &DumpError{Err: fmt.Errorf("uiautomator dump %s: %s", dumpFilePath, clip(out))})
 	}
 	xml, err := d.exec(ctx, d.cfg.Timeouts.Dump, "cat "+dumpFilePath)
 	if err != nil {

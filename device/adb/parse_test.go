@@ -6,7 +6,6 @@ import (
 	"hash/crc32"
 	"strings"
 	"testing"
-	"unicode/utf8"
 )
 
 // Excerpts of `dumpsys window` as different Android versions print it.
@@ -200,57 +199,6 @@ func TestASCIITypeable(t *testing.T) {
 		if got := asciiTypeable(s); got != want {
 			t.Errorf("asciiTypeable(%q) = %t", s, got)
 		}
-	}
-}
-
-func TestAppTable(t *testing.T) {
-	if len(KnownApps) < 60 {
-		t.Errorf("KnownApps has %d apps; want at least 60", len(KnownApps))
-	}
-	seen := map[string]string{}
-	withChinese := 0
-	for _, a := range KnownApps {
-		if len(a.Names) == 0 || len(a.Packages) == 0 {
-			t.Errorf("incomplete entry %+v", a)
-		}
-		hasZh := false
-		for _, n := range a.Names {
-			key := normalizeAppName(n)
-			if prev, dup := seen[key]; dup {
-				t.Errorf("name %q used by both %s and %s", n, prev, a.Packages[0])
-			}
-			seen[key] = a.Packages[0]
-			for _, r := range n {
-				if r > utf8.RuneSelf && r >= 0x4e00 && r <= 0x9fff {
-					hasZh = true
-				}
-			}
-		}
-		if hasZh {
-			withChinese++
-		}
-		for _, p := range a.Packages {
-			if !LooksLikePackage(p) {
-				t.Errorf("%q is not a package name", p)
-			}
-		}
-	}
-	if withChinese < 40 {
-		t.Errorf("only %d apps have a Chinese name", withChinese)
-	}
-	for name, pkg := range map[string]string{
-		"Taobao": "com.taobao.taobao", "淘宝": "com.taobao.taobao", "JD": "com.jingdong.app.mall", "京东": "com.jingdong.app.mall",
-		"WeChat": "com.tencent.mm", "微信": "com.tencent.mm", "alipay": "com.eg.android.AlipayGphone", "支付宝": "com.eg.android.AlipayGphone",
-		"Meituan": "com.sankuai.meituan", "美团": "com.sankuai.meituan", "Settings": "com.android.settings", "设置": "com.android.settings",
-		"chrome": "com.android.chrome", "You Tube": "com.google.android.youtube", "google-maps": "com.google.android.apps.maps",
-	} {
-		a, ok := LookupApp(name)
-		if !ok || a.Packages[0] != pkg {
-			t.Errorf("LookupApp(%q) = %+v, %t; want %s", name, a, ok, pkg)
-		}
-	}
-	if _, ok := LookupApp("Nonexistent"); ok {
-		t.Error("LookupApp found a nonexistent app")
 	}
 }
 

@@ -3,6 +3,7 @@ package adb
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"phonepilot/device/sim"
 	"phonepilot/device/sim/simadb"
 	"phonepilot/internal/testlog"
+	"phonepilot/perception"
 	"phonepilot/scene"
 )
 
@@ -300,20 +302,35 @@ func TestSimSceneMatchesInProcess(t *testing.T) {
 func TestSimFlakyProfileObservesDuringTransitions(t *testing.T) {
 	_, d := startSim(t, sim.Config{Profile: "flaky", Seed: 3})
 	ctx := t.Context()
+	// Straight after an input the screen animates. The driver reports each
+	// failed dump once, as a typed retryable error (the Executor owns dump
+	// retries); asked again, as the Executor does, it reads the screen.
+	observe := func(what string) {
+		t.Helper()
+		failures := 0
+		for {
+			_, err := d.Scene(ctx)
+			if err == nil {
+				return
+			}
+			if !perception.Retryable(err) {
+				t.Errorf("%s: Scene during the transition: %v; want only retryable failures", what, err)
+				return
+			}
+			if failures++; failures > 10 {
+				t.Errorf("%s: still failing after %d dumps: %v", what, failures, err)
+				return
+			}
+		}
+	}
 	for i, app := range []string{"Settings", "Taobao"} {
 		if err := d.LaunchApp(ctx, app); err != nil {
 			t.Fatal(err)
 		}
-		// Straight after the launch the screen animates; idle-state failures
-		// are retried inside Scene.
-		if _, err := d.Scene(ctx); err != nil {
-			t.Errorf("launch %d (%s): Scene during the transition: %v", i, app, err)
-		}
+		observe(fmt.Sprintf("launch %d (%s)", i, app))
 		if err := d.Key(ctx, device.KeyHome); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := d.Scene(ctx); err != nil {
-			t.Errorf("home %d: Scene during the transition: %v", i, err)
-		}
+		observe(fmt.Sprintf("home %d", i))
 	}
 }

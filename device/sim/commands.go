@@ -1306,8 +1306,7 @@ func cmdPm(p *Phone, e *cmdEnv) int {
 		if len(e.args) > 2 {
 			for i, a := range p.apps {
 				if a.pkg() == e.args[2] {
-					fresh := []app{newTaobao(p), newSettings(p), newContacts(p), newMessages(p), newDeskClock(p)}[i]
-					p.apps[i] = fresh
+					p.apps[i] = installedApps[i](p)
 					p.kill(a.pkg())
 					e.out("Success\n")
 					return 0

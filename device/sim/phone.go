@@ -144,7 +144,10 @@ func (p *Phone) Reset() {
 
 func (p *Phone) resetLocked() {
 	p.rng = rand.New(rand.NewSource(p.cfg.Seed))
-	p.apps = []app{newTaobao(p), newSettings(p), newContacts(p), newMessages(p), newDeskClock(p)}
+	p.apps = make([]app, len(installedApps))
+	for i, newApp := range installedApps {
+		p.apps[i] = newApp(p)
+	}
 	p.fg = launcherPkg
 	p.recents = nil
 	p.overview = false
@@ -195,6 +198,17 @@ func (p *Phone) t(key string) string {
 }
 
 func (p *Phone) tf(key string, args ...any) string { return fmt.Sprintf(p.t(key), args...) }
+
+// installedApps are the simulated apps, in launcher order: the one list a
+// phone is built from and `pm clear` rebuilds an app from. Adding an app
+// means adding its constructor here.
+var installedApps = []func(*Phone) app{
+	func(p *Phone) app { return newTaobao(p) },
+	func(p *Phone) app { return newSettings(p) },
+	func(p *Phone) app { return newContacts(p) },
+	func(p *Phone) app { return newMessages(p) },
+	func(p *Phone) app { return newDeskClock(p) },
+}
 
 // app looks an installed app up by package name.
 func (p *Phone) app(pkg string) app {

@@ -119,7 +119,7 @@ func TestCheckerFindsViolations(t *testing.T) {
 		"runtime/x_test.go:3: Perception Boundary: phonepilot/runtime (test) imports phonepilot/perception/frame; only phonepilot/device/adb, phonepilot/device/sim, phonepilot/device/sim/*, phonepilot/plan/ai, phonepilot/plan/ai/*, phonepilot/cmd/phonepilot may import it, test files included (screenshot bytes must not reach any other package)",
 		"scene: phonepilot/scene imports phonepilot/device; phonepilot/scene may import no phonepilot package",
 		"tools/bad.go:5: Perception Boundary: phonepilot/tools imports phonepilot/perception/frame; only phonepilot/device/adb, phonepilot/device/sim, phonepilot/device/sim/*, phonepilot/plan/ai, phonepilot/plan/ai/*, phonepilot/cmd/phonepilot may import it, test files included (screenshot bytes must not reach any other package)",
-		"tools/bad.go:5: phonepilot/tools imports phonepilot/perception/frame; phonepilot/tools may import only phonepilot/device, phonepilot/scene, phonepilot/internal/clock",
+		"tools/bad.go:5: phonepilot/tools imports phonepilot/perception/frame; phonepilot/tools may import only phonepilot/apps, phonepilot/device, phonepilot/scene, phonepilot/internal/clock",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("violations:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

@@ -9,27 +9,28 @@ package archtest
 // in docs/ARCHITECTURE.md, in the same commit.
 var allowedImports = map[string][]string{
 	"scene":             nil,
+	"apps":              nil,
 	"perception":        {"scene"},
 	"perception/frame":  nil,
 	"device":            {"scene"},
 	"device/fake":       {"device", "scene"},
 	"device/devicetest": {"device", "scene", "perception", "internal/*"},
-	"device/adb":        {"device", "scene", "perception", "perception/frame", "internal/clock"},
+	"device/adb":        {"apps", "device", "scene", "perception", "perception/frame", "internal/clock"},
 	"device/sim":        {"device", "scene", "perception", "perception/frame", "internal/clock"},
 	"device/sim/adbd":   {"internal/*"},
 	// A hand-written adbd.Phone for the transport's and simadb's tests.
 	"device/sim/adbd/adbdtest": nil,
 	"device/sim/simadb":        {"device/sim", "device/sim/adbd", "internal/*"},
-	"tools":                    {"device", "scene", "internal/clock"},
+	"tools":                    {"apps", "device", "scene", "internal/clock"},
 	"plan":                     {"scene", "tools", "task/lifecycle"},
-	"plan/rule":                {"plan", "scene", "tools", "task/lifecycle"},
+	"plan/rule":                {"apps", "plan", "scene", "tools", "task/lifecycle"},
 	"plan/ai":                  {"plan", "scene", "tools", "perception/frame", "internal/clock", "task/lifecycle"},
 	"safety":                   {"scene", "tools"},
 	"plan/ai/anthropic":        {"plan/ai", "plan", "tools", "scene", "perception/frame"},
 	"plan/ai/openai":           {"plan/ai", "plan", "tools", "scene", "perception/frame"},
 	// Test helpers shared by the AIPlanner's and the providers' tests.
 	"plan/ai/aitest": {"plan/ai", "plan", "tools", "scene", "perception/frame", "internal/*", "task/lifecycle"},
-	"runtime":        {"plan", "tools", "device", "scene", "perception", "storage", "internal/clock", "task/lifecycle"},
+	"runtime":        {"apps", "plan", "tools", "device", "scene", "perception", "storage", "internal/clock", "task/lifecycle"},
 	"storage":        {"scene", "plan", "tools", "task/lifecycle"},
 	// SQL shared by the two stores.
 	"storage/internal/sqlstore": {"storage", "scene", "plan", "tools", "task/lifecycle"},

@@ -173,14 +173,9 @@ func (p *Planner) decide(reply Reply, sc *scene.Scene, listed []int) (plan.Decis
 	if err := tools.Validate(call); err != nil {
 		return plan.Decision{}, err.Error()
 	}
-	if call.Name == tools.FinishTask {
-		var f struct {
-			Success bool   `json:"success"`
-			Reason  string `json:"reason"`
-		}
-		if err := json.Unmarshal(call.Args, &f); err != nil {
-			return plan.Decision{}, "finish_task: " + err.Error()
-		}
+	if f, err := tools.Ending(call); err != nil {
+		return plan.Decision{}, err.Error()
+	} else if f != nil {
 		return plan.Decision{Finish: &plan.Finish{Success: f.Success, Reason: f.Reason}}, ""
 	}
 	var el *scene.Element
@@ -249,48 +244,12 @@ func indexRange(listed []int) string {
 }
 
 // intent describes the call for step lines and history, with the element
-// named as the model saw it.
+// named as the model saw it (the tool's own intent line), followed by what
+// the model said about it.
 func intent(call tools.Call, el *scene.Element, text string) string {
-	var args struct {
-		Text      string  `json:"text"`
-		Submit    bool    `json:"submit"`
-		App       string  `json:"app"`
-		Direction string  `json:"direction"`
-		Key       string  `json:"key"`
-		Seconds   float64 `json:"seconds"`
-	}
-	_ = json.Unmarshal(call.Args, &args) // validated already
-	target := ""
-	if el != nil {
-		target = tools.Describe(*el)
-	}
-	var s string
-	switch call.Name {
-	case tools.Tap:
-		s = "tap " + target
-	case tools.LongPress:
-		s = "long-press " + target
-	case tools.TypeText:
-		s = "type " + strconv.Quote(oneLine(args.Text, 60))
-		if target != "" {
-			s += " into " + target
-		}
-		if args.Submit {
-			s += " and submit"
-		}
-	case tools.Scroll:
-		s = "scroll " + args.Direction
-		if target != "" {
-			s += " in " + target
-		}
-	case tools.PressKey:
-		s = "press " + args.Key
-	case tools.LaunchApp:
-		s = "launch " + args.App
-	case tools.Wait:
-		s = "wait " + strconv.FormatFloat(args.Seconds, 'f', -1, 64) + "s"
-	default:
-		s = call.String()
+	s := call.String()
+	if t, ok := tools.Lookup(call.Name); ok {
+		s = t.Intent(call, el)
 	}
 	if t := oneLine(text, 120); t != "" {
 		s += " (" + t + ")"
@@ -298,24 +257,20 @@ func intent(call tools.Call, el *scene.Element, text string) string {
 	return s
 }
 
-// expectation says what the Executor should see after the call. Inputs
-// that visibly change the screen expect a change; typing without submit
-// expects the text in a field; scrolling (which may already be at the end)
-// and waiting expect nothing, and the model judges from the next Scene.
+// expectation says what the Executor should see after the call: the effect
+// the tool expects (a change for inputs, the text in a field for typing
+// without submit, nothing for scroll and wait: the model judges those from
+// the next Scene).
 func expectation(call tools.Call) plan.Expectation {
-	switch call.Name {
-	case tools.Tap, tools.LongPress, tools.PressKey, tools.LaunchApp:
+	t, ok := tools.Lookup(call.Name)
+	if !ok {
+		return plan.Expectation{}
+	}
+	switch eff := t.Effect(call); eff.Kind {
+	case tools.EffectChange:
 		return plan.Expectation{Kind: plan.ExpectChanged}
-	case tools.TypeText:
-		var a struct {
-			Text   string `json:"text"`
-			Submit bool   `json:"submit"`
-		}
-		_ = json.Unmarshal(call.Args, &a)
-		if a.Submit {
-			return plan.Expectation{Kind: plan.ExpectChanged}
-		}
-		return plan.Expectation{Kind: plan.ExpectFieldText, Text: a.Text}
+	case tools.EffectFieldText:
+		return plan.Expectation{Kind: plan.ExpectFieldText, Text: eff.Text}
 	}
 	return plan.Expectation{}
 }

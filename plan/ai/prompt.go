@@ -138,7 +138,7 @@ func outcome(st plan.StepRecord, scenes []plan.SceneRecord) string {
 			fmt.Fprintf(&b, " (%d attempts)", n)
 		}
 	}
-	if st.Call.Name != tools.FinishTask && st.Call.Name != tools.Wait {
+	if t, ok := tools.Lookup(st.Call.Name); !ok || !t.Passive() {
 		if st.Changed {
 			b.WriteString("; the screen changed")
 		} else {

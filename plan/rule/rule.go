@@ -305,7 +305,7 @@ func (w *work) wrongApp() ([]plan.PlannedStep, *plan.Finish, bool) {
 		return nil, nil, false
 	}
 	pkg := w.packageOf(app)
-	if pkg == "" || pkg == w.sc.Package {
+	if pkg == "" || inApp(w.sc.Package, pkg) {
 		// Not known which package the app is (a name the package does not
 		// spell, like 通讯录): no basis to call this screen wrong.
 		return nil, nil, false
@@ -469,11 +469,18 @@ func (w *work) tap(a action) ([]plan.PlannedStep, *plan.Finish) {
 	if r, failed := w.failedHere(intent); failed {
 		return nil, &plan.Finish{Reason: failedStep(r)}
 	}
-	sel := scene.Selector{Field: scene.FieldLabel, Value: a.label, Clickable: true}
-	if _, ok := w.sc.Resolve(sel); !ok {
-		sel.Clickable = false
-		if _, ok := w.sc.Resolve(sel); !ok {
-			return w.lookFor(strconv.Quote(a.label), "down")
+	// The label as written (exactly or contained) wins over a look-alike:
+	// "Location" must not tap "Notifications", a fuzzy match, while the
+	// Location row is one scroll away. A fuzzy match (a typo in the goal) is
+	// taken only once scrolling found nothing better.
+	sel, ok := w.labelled(a.label, scene.ModeContains)
+	if !ok {
+		steps, fin := w.lookFor(strconv.Quote(a.label), "down")
+		if fin == nil {
+			return steps, nil
+		}
+		if sel, ok = w.labelled(a.label, scene.ModeAny); !ok {
+			return nil, fin
 		}
 	}
 	return []plan.PlannedStep{{
@@ -482,6 +489,18 @@ func (w *work) tap(a action) ([]plan.PlannedStep, *plan.Finish) {
 		Target: &sel,
 		Expect: plan.Expectation{Kind: plan.ExpectChanged},
 	}}, nil
+}
+
+// labelled is a selector for the element labelled label on the screen, by
+// mode: a clickable one, else any.
+func (w *work) labelled(label string, mode scene.Mode) (scene.Selector, bool) {
+	sel := scene.Selector{Field: scene.FieldLabel, Value: label, Mode: mode, Clickable: true}
+	if _, ok := w.sc.Resolve(sel); ok {
+		return sel, true
+	}
+	sel.Clickable = false
+	_, ok := w.sc.Resolve(sel)
+	return sel, ok
 }
 
 func (w *work) typeText(a action) ([]plan.PlannedStep, *plan.Finish) {

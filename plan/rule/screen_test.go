@@ -1,0 +1,100 @@
+package rule
+
+import (
+	"strings"
+	"testing"
+
+	"phonepilot/plan"
+	"phonepilot/scene"
+	"phonepilot/task/lifecycle"
+	"phonepilot/tools"
+)
+
+// consentWords are buttons that agree to something: terms, a permission,
+// a purchase. A popup rule that presses them does what nobody asked for.
+var consentWords = map[string]bool{"同意": true, "agree": true, "ok": true, "allow": true, "允许": true, "确定": true,
+	"accept": true, "同意并继续": true, "i agree": true}
+
+// consentDialog is a Taobao home page under a dialog whose buttons are the
+// given labels.
+func consentDialog(buttons ...string) *scene.Scene {
+	nodes := []node{
+		{class: "android.widget.LinearLayout", id: tb + ":id/home_searchbar", click: true, l: 40, t: 150, r: 1040, b: 270},
+		{class: "android.widget.FrameLayout", id: tb + ":id/privacy_dialog", l: 100, t: 800, r: 980, b: 1700},
+		{parent: 2, class: "android.widget.TextView", text: "Please read and agree to the privacy policy", l: 140, t: 840, r: 940, b: 1000},
+	}
+	for i, b := range buttons {
+		top := 1100 + i*150
+		nodes = append(nodes, node{parent: 2, class: "android.widget.Button", text: b, click: true, l: 160, t: top, r: 920, b: top + 120})
+	}
+	return mkScene(tb, nodes...)
+}
+
+// The popup rule never presses a consent button the goal did not ask for:
+// not when it is the dialog's only way out, and not next to a way out that
+// declines (which it takes instead).
+func TestPopupRuleNeverConsents(t *testing.T) {
+	goals := []string{"open Taobao and search Mac mini", "打开淘宝搜索Mac mini"}
+	for _, buttons := range [][]string{{"同意"}, {"Agree"}, {"OK"}, {"Allow"}, {"允许"}, {"Accept"}, {"同意并继续", "不同意"}, {"Agree", "Cancel"}, {"确定", "取消"}, {"I agree", "Not now"}} {
+		sc := consentDialog(buttons...)
+		for _, goal := range goals {
+			d := planOf(t, goal, sc, launched("Taobao"))
+			for _, s := range d.Steps {
+				if s.Target == nil {
+					continue
+				}
+				el, ok := sc.Resolve(*s.Target)
+				if ok && consentWords[strings.ToLower(el.Label())] {
+					t.Errorf("dialog %q, goal %q: step %q presses %q", buttons, goal, s.Intent, el.Label())
+				}
+			}
+			if len(buttons) > 1 && buttons[1] != "不同意" {
+				// With a way out that declines, the popup is dismissed by it.
+				if len(d.Steps) == 0 || d.Steps[0].Target == nil {
+					t.Errorf("dialog %q: first step %+v; want the popup dismissed with %q", buttons, d.Steps, buttons[1])
+					continue
+				}
+				if el, _ := sc.Resolve(*d.Steps[0].Target); el.Label() != buttons[1] {
+					t.Errorf("dialog %q: first step %q targets %q; want %q", buttons, d.Steps[0].Intent, el.Label(), buttons[1])
+				}
+			}
+		}
+	}
+	// Asked for by the goal, the same button is pressed: the rule is about
+	// consent nobody asked for, not about the word.
+	sc := consentDialog("Agree")
+	d := planOf(t, "open Taobao and tap Agree", sc, launched("Taobao"))
+	if len(d.Steps) == 0 || d.Steps[0].Target == nil {
+		t.Fatalf("goal asks to tap Agree: steps %+v", d.Steps)
+	}
+	if el, _ := sc.Resolve(*d.Steps[0].Target); el.Label() != "Agree" {
+		t.Errorf("goal asks to tap Agree: step %q targets %q", d.Steps[0].Intent, el.Label())
+	}
+}
+
+// A label as written wins over a look-alike: "Location" is not
+// "Notifications" (a fuzzy match) while scrolling may still bring the
+// Location row; a typo ("Acessibility") is matched once scrolling is spent.
+func TestTapPrefersTheLabelAsWrittenOverALookAlike(t *testing.T) {
+	settings := mkScene("com.android.settings",
+		node{class: "android.widget.LinearLayout", click: true, l: 0, t: 300, r: 1080, b: 500},
+		node{parent: 1, class: "android.widget.TextView", text: "Notifications", l: 40, t: 320, r: 1000, b: 400},
+		node{class: "android.widget.LinearLayout", click: true, l: 0, t: 500, r: 1080, b: 700},
+		node{parent: 3, class: "android.widget.TextView", text: "Accessibility", l: 40, t: 520, r: 1000, b: 600})
+	d := planOf(t, "open Settings and tap Location", settings, launched("Settings"))
+	if len(d.Steps) == 0 || d.Steps[0].Call.Name != "scroll" {
+		t.Fatalf("tap Location on a screen showing Notifications: steps %q; want a scroll to look for it", stepIntents(d))
+	}
+	hist := []plan.StepRecord{launched("Settings")}
+	for i := 0; i < maxScrolls; i++ {
+		hist = append(hist, plan.StepRecord{Number: i + 2, Intent: `scroll down to look for "Acessibility"`, Status: lifecycle.StepSucceeded, Changed: true,
+			Call: tools.NewCall(tools.Scroll, map[string]string{"direction": "down"})})
+	}
+	d = planOf(t, "open Settings and tap Acessibility", settings, hist...)
+	if len(d.Steps) == 0 || d.Steps[0].Target == nil {
+		t.Fatalf("typo after the scrolls: %+v; want the look-alike tapped", d)
+	}
+	if el, _ := settings.Resolve(*d.Steps[0].Target); el.Index != 3 {
+		t.Errorf("typo after the scrolls: taps %d; want the Accessibility row (3)", el.Index)
+	}
+}

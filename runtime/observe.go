@@ -1,0 +1,114 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+
+	"phonepilot/device"
+	"phonepilot/scene"
+)
+
+// observeRetries is the least number of tries a failed observation gets;
+// retrying goes on until WaitTimeout has passed. The Executor is the one
+// owner of dump retries (docs/ARCHITECTURE.md, "Who retries what"): a
+// driver reports one dump's failure (the accessibility service not idle
+// during an animation, a null root while a window is created) and does not
+// retry it itself.
+const observeRetries = 5
+
+// observe reads the current Scene, retrying failed reads for up to
+// WaitTimeout. A cancelled ctx, a disconnected device or an error that says
+// it is permanent end it at once.
+func (e *executor) observe(ctx context.Context) (*scene.Scene, error) {
+	deadline := e.clock.Now().Add(e.cfg.WaitTimeout)
+	// The common case, a read that works, does not set up the poll.
+	sc, lastErr := e.timed().Scene(ctx)
+	if lastErr == nil {
+		e.last = sc
+		return sc, nil
+	}
+	if e.giveUpObserving(ctx, lastErr) {
+		return nil, lastErr
+	}
+	e.log.Debug("observe failed; retrying", "err", lastErr)
+	done, err := e.poll(ctx, poll{
+		try: func(n int) (bool, error) {
+			if n == 1 {
+				return false, nil // the read above
+			}
+			s, err := e.timed().Scene(ctx)
+			if err == nil {
+				sc, e.last = s, s
+				return true, nil
+			}
+			if e.giveUpObserving(ctx, err) {
+				return false, err
+			}
+			lastErr = err
+			e.log.Debug("observe failed; retrying", "err", err)
+			return false, nil
+		},
+		over: func(n int) bool { return n >= observeRetries && !e.clock.Now().Before(deadline) },
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !done {
+		return nil, lastErr
+	}
+	return sc, nil
+}
+
+// giveUpObserving reports a failed read that another read cannot fix: the
+// task is cancelled, the device is gone, or the error says it is permanent.
+func (e *executor) giveUpObserving(ctx context.Context, err error) bool {
+	return ctx.Err() != nil || errors.Is(err, device.ErrDisconnected) || permanent(err)
+}
+
+// takeLast returns the latest post-action observation once.
+func (e *executor) takeLast() *scene.Scene {
+	sc := e.last
+	e.last = nil
+	return sc
+}
+
+// timed is the device as an Observer that keeps a running average of how
+// long one observation takes.
+func (e *executor) timed() timedObserver { return timedObserver{e} }
+
+type timedObserver struct{ e *executor }
+
+func (t timedObserver) Scene(ctx context.Context) (*scene.Scene, error) {
+	start := t.e.clock.Now()
+	sc, err := t.e.dev.Scene(ctx)
+	if err == nil {
+		d := t.e.clock.Now().Sub(start)
+		if t.e.dumpLatency == 0 {
+			t.e.dumpLatency = d
+		} else {
+			t.e.dumpLatency = (3*t.e.dumpLatency + d) / 4
+		}
+	}
+	return sc, err
+}
+
+type fpEntry struct {
+	sc *scene.Scene
+	fp string
+}
+
+// fp is sc.Fingerprint(), remembered for the last few Scenes (a
+// fingerprint hashes every listed element).
+func (e *executor) fp(sc *scene.Scene) string {
+	for _, c := range e.fps {
+		if c.sc == sc {
+			return c.fp
+		}
+	}
+	f := sc.Fingerprint()
+	if len(e.fps) >= 8 {
+		e.fps = e.fps[1:]
+	}
+	e.fps = append(e.fps, fpEntry{sc, f})
+	return f
+}

@@ -1,0 +1,97 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"phonepilot/device/sim"
+	"phonepilot/internal/clock"
+	"phonepilot/internal/testlog"
+	"phonepilot/plan/rule"
+	"phonepilot/task/lifecycle"
+	"phonepilot/tools"
+)
+
+// Rows of the simulated Settings list below the fold (one or two screens
+// down), the page each opens, and their labels in both locales. The sim's
+// rows carry their text in child TextViews and the scroll moves the list by
+// a whole number of rows, so after a scroll every row has the bounds a row
+// had before: only the rows' (borrowed) labels differ.
+var belowTheFold = []struct {
+	page   string
+	en, zh string
+}{
+	{"a11y", "Accessibility", "无障碍"},
+	{"security", "Security & privacy", "安全和隐私"},
+	// "Location" looks like "Notifications" (a fuzzy match on the first
+	// screen); the row itself must be scrolled to and tapped.
+	{"location", "Location", "位置信息"},
+	{"accounts", "Passwords & accounts", "密码和帐号"},
+	{"about", "About phone", "关于手机"},
+	{"tips", "Tips & support", "提示和支持"},
+}
+
+// TestSimScrollsToRowsBelowTheFold is issue 10's point 8: on the fault-free
+// phone, "open Settings and tap Accessibility" judged the first scroll "no
+// change", scrolled again and passed the row. Each row must be reached with
+// scrolls that each succeed at their first attempt, and tapped.
+func TestSimScrollsToRowsBelowTheFold(t *testing.T) {
+	for _, loc := range []string{"en", "zh"} {
+		for _, row := range belowTheFold {
+			label := row.en
+			goal := "open Settings and tap " + label
+			if loc == "zh" {
+				label = row.zh
+				goal = "打开设置，点击" + label
+			}
+			t.Run(loc+"/"+row.page, func(t *testing.T) {
+				clk := clock.NewFake(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC))
+				p, err := sim.New(sim.Config{Locale: loc, Clock: clk})
+				if err != nil {
+					t.Fatal(err)
+				}
+				r, err := New(Defaults(), p.Device(), rule.New(), Options{Clock: clk, Logger: testlog.New(t)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				res := r.Run(context.Background(), goal)
+				if res.Status != lifecycle.Completed {
+					t.Fatalf("%s (%s); steps %v", res.Status, res.Reason, intents(res))
+				}
+				scrolls := 0
+				for _, s := range res.Steps {
+					if s.Call.Name != tools.Scroll {
+						continue
+					}
+					scrolls++
+					if len(s.Attempts) != 1 || !s.Changed {
+						t.Errorf("step %d %q: %d attempts, changed %t; a scroll that moved the list must be seen at once",
+							s.Number, s.Intent, len(s.Attempts), s.Changed)
+					}
+				}
+				if scrolls == 0 {
+					t.Errorf("no scroll: %q is not below the fold (fixture)", label)
+				}
+				var st struct {
+					Settings struct {
+						Screen string `json:"screen"`
+					} `json:"settings"`
+				}
+				raw, err := p.State()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := json.Unmarshal(raw, &st); err != nil {
+					t.Fatal(err)
+				}
+				if st.Settings.Screen != row.page {
+					t.Errorf("Settings shows %q; want the %q page (tapped %q)", st.Settings.Screen, row.page,
+						strings.Join(intents(res), "; "))
+				}
+			})
+		}
+	}
+}

@@ -1,0 +1,133 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"phonepilot/device"
+	"phonepilot/perception"
+	"phonepilot/scene"
+)
+
+// settle waits for the screen to show the outcome of an action, or sleeps
+// FixedDelay when that is configured. It reads the screen right after the
+// action returns and then back to back (see settleInterval), and ends at the
+// first of:
+//
+//   - outcome: a read that differs from pre (the screen the action acted
+//     on), meets the step's expectation (shows reports it) and shows no
+//     loading indicator. It is taken at once, without a second, confirming
+//     read: a uiautomator dump that succeeds on a phone has already waited
+//     for the UI to be idle (about 1 s without accessibility events), so a
+//     second read mostly pays another dump (0.2–3 s) to learn nothing; and
+//     the next step guards against a screen that is still drawing, since it
+//     waits for its own target and checks its own expectation.
+//   - stable: two consecutive reads with the same fingerprint and no loading
+//     indicator (a spinner, "Loading…", an app window with nothing to use).
+//     This is what ends the wait when the action changed nothing (a dropped
+//     tap) or changed something other than what was expected.
+//   - the SettleTimeout cap: the last Scene read is returned.
+//
+// A read that fails the way an animating screen does (perception.Retryable)
+// breaks the chain of equal reads. A cancelled ctx or a disconnected device
+// ends settle with that error; another failure falls back to observe.
+func (e *executor) settle(ctx context.Context, pre *scene.Scene, shows func(*scene.Scene) bool) (*scene.Scene, error) {
+	if e.cfg.FixedDelay > 0 {
+		if err := e.clock.Sleep(ctx, e.cfg.FixedDelay); err != nil {
+			return nil, err
+		}
+		return e.observe(ctx)
+	}
+	deadline := e.clock.Now().Add(e.cfg.SettleTimeout)
+	preFP := ""
+	if pre != nil {
+		preFP = e.fp(pre)
+	}
+	var (
+		last   *scene.Scene
+		lastFP string // of the previous read; "" after a failed read
+		out    *scene.Scene
+	)
+	done, err := e.poll(ctx, poll{
+		try: func(int) (bool, error) {
+			sc, err := e.timed().Scene(ctx)
+			switch {
+			case err == nil:
+				e.last = sc
+				fp := e.fp(sc)
+				if fp != preFP && !loading(sc) && shows != nil && shows(sc) {
+					out = sc
+					return true, nil
+				}
+				if last != nil && fp == lastFP && !loading(sc) {
+					out = sc
+					return true, nil
+				}
+				last, lastFP = sc, fp
+			case ctx.Err() != nil || errors.Is(err, device.ErrDisconnected):
+				return false, err
+			case perception.Retryable(err):
+				lastFP = ""
+			default:
+				e.log.Debug("settle: observation failed", "err", err)
+				sc, err := e.observe(ctx)
+				out = sc
+				return true, err
+			}
+			return false, nil
+		},
+		over:  func(int) bool { return !e.clock.Now().Before(deadline) },
+		pause: func() time.Duration { return min(e.settleInterval(), deadline.Sub(e.clock.Now())) },
+	})
+	switch {
+	case err != nil:
+		return nil, err
+	case done:
+		return out, nil
+	case last == nil:
+		return e.observe(ctx)
+	}
+	e.log.Debug("screen did not settle within the cap", "cap", e.cfg.SettleTimeout)
+	return last, nil
+}
+
+// settleInterval is the pause between two observations while settling:
+// PollInterval less the time a dump itself takes, since a slow dump already
+// gives the screen that time to change (at least 1 ms).
+func (e *executor) settleInterval() time.Duration {
+	return max(e.cfg.PollInterval-e.dumpLatency, time.Millisecond)
+}
+
+// loading reports a screen that is still loading: a visible progress bar, a
+// label that starts with "Loading" / "加载中", or an app window with nothing
+// a finger can use yet (a splash screen, a blank page).
+func loading(sc *scene.Scene) bool {
+	usable := false
+	for _, el := range sc.Elements {
+		if el.Package != "" && sc.Package != "" && el.Package != sc.Package {
+			continue // the status bar, the navigation bar, a keyboard
+		}
+		if sc.Visible(el) && (el.Clickable || el.Editable || el.Scrollable || el.LongClickable) {
+			usable = true
+			break
+		}
+	}
+	if !usable {
+		return true
+	}
+	for _, el := range sc.Elements {
+		if !sc.Visible(el) {
+			continue
+		}
+		if strings.Contains(scene.SimpleClass(el.Class), "ProgressBar") {
+			return true
+		}
+		l := strings.ToLower(strings.TrimSpace(el.Label()))
+		if strings.HasPrefix(l, "loading") || strings.HasPrefix(l, "加载中") || strings.HasPrefix(l, "正在加载") {
+			return true
+		}
+	}
+	return false
+}

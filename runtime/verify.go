@@ -1,0 +1,134 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"phonepilot/apps"
+	"phonepilot/plan"
+	"phonepilot/scene"
+	"phonepilot/tools"
+)
+
+// Effects can lag behind the action by more than the settle window (a slow
+// phone starts drawing late). Before an attempt is called failed the screen
+// is watched a little longer: up to the effect window when nothing changed
+// yet (minEffectWindow, or two observations on a phone whose dumps are
+// slow), up to WaitTimeout when the action visibly took effect and the
+// expected element is still on its way.
+const minEffectWindow = 600 * time.Millisecond
+
+func (e *executor) effectWindow() time.Duration {
+	return min(max(minEffectWindow, 2*e.dumpLatency), e.cfg.WaitTimeout)
+}
+
+// pollExpectation watches the screen after an attempt until the step's
+// expectation is met or the window (counted from start, the action) ends.
+func (e *executor) pollExpectation(ctx context.Context, ps plan.PlannedStep, call tools.Call, base, after *scene.Scene, start time.Time) (*scene.Scene, bool, string, error) {
+	why := ""
+	met, err := e.poll(ctx, poll{
+		try: func(n int) (bool, error) {
+			if n > 1 {
+				sc, err := e.observe(ctx)
+				if err != nil {
+					return false, err
+				}
+				after = sc
+			}
+			var met bool
+			met, why = e.check(ps, call, base, after)
+			return met, nil
+		},
+		over: func(int) bool {
+			limit := e.effectWindow()
+			if e.fp(after) != e.fp(base) && (ps.Expect.Kind == plan.ExpectPresent || ps.Expect.Kind == plan.ExpectApp) {
+				// On its way to a new screen: give it the wait-for-element time.
+				limit = e.cfg.WaitTimeout
+			}
+			return e.clock.Now().Sub(start) >= limit
+		},
+	})
+	if met {
+		why = ""
+	}
+	return after, met, why, err
+}
+
+// outcome is the pair of screens a tool judges its effect on.
+func (e *executor) outcome(base, after *scene.Scene) tools.Outcome {
+	return tools.Outcome{Before: base, After: after, Changed: e.fp(after) != e.fp(base)}
+}
+
+// check tells whether the screen after the action shows what the step
+// expected, and if not, why. What counts as a change is the tool's to say.
+func (e *executor) check(ps plan.PlannedStep, call tools.Call, base, after *scene.Scene) (bool, string) {
+	x := ps.Expect
+	switch x.Kind {
+	case plan.ExpectNothing:
+		return true, ""
+	case plan.ExpectChanged:
+		t, ok := tools.Lookup(call.Name)
+		if !ok { // validated before any action; kept so a bug cannot pass
+			return false, fmt.Sprintf("unknown tool %q", call.Name)
+		}
+		return t.Changed(call, e.outcome(base, after))
+	case plan.ExpectApp:
+		if apps.InFront(after.Package, x.App) || (!strings.Contains(x.App, ".") && after.Package != base.Package && after.Package != "") {
+			return true, ""
+		}
+		return false, fmt.Sprintf("%s is not in front (foreground: %s)", x.App, after.Package)
+	case plan.ExpectPresent:
+		if _, ok := after.Resolve(x.Target); ok {
+			return true, ""
+		}
+		return false, describe(x.Target) + " is not on the screen"
+	case plan.ExpectGone:
+		if _, ok := after.Resolve(x.Target); !ok {
+			return true, ""
+		}
+		return false, describe(x.Target) + " is still on the screen"
+	case plan.ExpectFieldText:
+		if tools.FieldHolds(after, x.Text) {
+			return true, ""
+		}
+		return false, fmt.Sprintf("no field holds %q", x.Text)
+	}
+	return false, fmt.Sprintf("unknown expectation %q", x.Kind)
+}
+
+// tookEffect reports whether an input's effect is already on the screen, so
+// repeating it would do it twice; the tool says what its effect is.
+func (e *executor) tookEffect(ps plan.PlannedStep, t *tools.Tool, call tools.Call, base, cur *scene.Scene) bool {
+	if ps.Expect.Kind == plan.ExpectGone && ps.Target != nil && t.Press() {
+		// Closing something: while it is still there, the press did not
+		// close it (what changed was something else), and pressing a
+		// close button again is safe.
+		if _, still := cur.Resolve(ps.Expect.Target); still {
+			return false
+		}
+	}
+	return t.TookEffect(call, e.outcome(base, cur))
+}
+
+func describe(sel scene.Selector) string {
+	var parts []string
+	if sel.Value != "" {
+		f := string(sel.Field)
+		if f == "" {
+			f = "label"
+		}
+		parts = append(parts, fmt.Sprintf("%s %q", f, sel.Value))
+	}
+	if sel.Editable {
+		parts = append(parts, "editable")
+	}
+	if sel.Clickable {
+		parts = append(parts, "clickable")
+	}
+	if len(parts) == 0 {
+		return "the element"
+	}
+	return "the element (" + strings.Join(parts, ", ") + ")"
+}

@@ -1,0 +1,37 @@
+package runtime
+
+import (
+	"context"
+
+	"phonepilot/scene"
+)
+
+// waitFor polls the Scene until sel resolves or WaitTimeout passes. It
+// returns the element, the Scene it resolved in (the latest one read when
+// it did not), and whether it resolved.
+func (e *executor) waitFor(ctx context.Context, sel scene.Selector, sc *scene.Scene) (scene.Element, *scene.Scene, bool, error) {
+	if el, ok := sc.Resolve(sel); ok { // there already: no poll to set up
+		return el, sc, true, nil
+	}
+	deadline := e.clock.Now().Add(e.cfg.WaitTimeout)
+	var found scene.Element
+	ok, err := e.poll(ctx, poll{
+		try: func(n int) (bool, error) {
+			if n > 1 {
+				next, err := e.observe(ctx)
+				if err != nil {
+					return false, err
+				}
+				sc = next
+			}
+			el, ok := sc.Resolve(sel)
+			found = el
+			return ok, nil
+		},
+		over: func(int) bool { return !e.clock.Now().Before(deadline) },
+	})
+	if !ok {
+		found = scene.Element{}
+	}
+	return found, sc, ok, err
+}

@@ -1,0 +1,44 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// LongPress is the name of the long_press tool.
+const LongPress = "long_press"
+
+// LongPressDuration is how long a long press holds: it must outlast
+// Android's long-press timeout (500 ms by default) with margin.
+const LongPressDuration = 800 * time.Millisecond
+
+// LongPressArgs are long_press's arguments.
+type LongPressArgs struct {
+	Element Index `json:"element"`
+}
+
+var longPressTool = &Tool{
+	name:        LongPress,
+	description: "Press and hold an element of the current screen for about 800 ms (opens context menus, starts selection). `element` is the [N] index shown in the CURRENT screen listing.",
+	schemaText: `{
+  "type": "object",
+  "properties": {
+    "element": {"type": "integer", "minimum": 0, "description": "The [N] index of the element in the CURRENT screen listing."}
+  },
+  "required": ["element"],
+  "additionalProperties": false
+}`,
+	example: Example{`{"element":7}`, `long-pressed [7] TextView "Mac mini M4 16GB"`},
+	run: func(ctx context.Context, env *runEnv, c Call) (Result, error) {
+		res := Result{Element: env.el}
+		x, y := env.target.Center()
+		if err := env.dev.LongPress(ctx, x, y, LongPressDuration); err != nil {
+			return res, fmt.Errorf("long_press [%d]: %w", env.el.Index, err)
+		}
+		res.Text = "long-pressed " + Describe(*env.el)
+		return res, nil
+	},
+	intent: func(c Call, target string) string { return "long-press " + target },
+	effect: func(Call) Effect { return Effect{Kind: EffectChange} },
+}

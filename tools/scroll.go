@@ -1,0 +1,113 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+
+	"phonepilot/scene"
+)
+
+// Scroll is the name of the scroll tool.
+const Scroll = "scroll"
+
+// ScrollDuration is how long a scroll swipe takes: slow enough that the
+// list does not fling far past what the model wanted to see.
+const ScrollDuration = 300 * time.Millisecond
+
+// scrollFrom and scrollTo are where a scroll swipe starts and ends, as a
+// fraction of the scrolled area along the scroll axis: well inside it, so the
+// finger neither starts on a screen-edge gesture zone nor leaves the element.
+const (
+	scrollFrom = 0.75
+	scrollTo   = 0.25
+)
+
+// ScrollArgs are scroll's arguments.
+type ScrollArgs struct {
+	Direction string `json:"direction"`
+	Element   *Index `json:"element,omitempty"`
+}
+
+var scrollTool = &Tool{
+	name:        Scroll,
+	description: "Scroll the screen, or one scrollable element, so that content further in `direction` comes into view: `down` shows what is below, `up` what is above. Use it to find something that is not in the current listing.",
+	schemaText: `{
+  "type": "object",
+  "properties": {
+    "direction": {"type": "string", "enum": ["up", "down", "left", "right"], "description": "Where the content you want to see is: down reveals content below, up content above, left/right content to that side."},
+    "element": {"type": "integer", "minimum": 0, "description": "Optional: the [N] index of the scrollable element (a list, a carousel) in the CURRENT screen listing. Without it the middle of the screen is scrolled."}
+  },
+  "required": ["direction"],
+  "additionalProperties": false
+}`,
+	example: Example{`{"direction":"down","element":12}`, `scrolled down in [12]`},
+	run: func(ctx context.Context, env *runEnv, c Call) (Result, error) {
+		dir := args[ScrollArgs](c).Direction
+		res := Result{Element: env.el}
+		area, where := env.target, ""
+		if env.el != nil {
+			where = " in [" + strconv.Itoa(env.el.Index) + "]"
+		} else {
+			area = screenArea(env.sc)
+			if area.Empty() {
+				return res, fmt.Errorf("scroll: the screen size is unknown; give an element to scroll")
+			}
+		}
+		x1, y1, x2, y2 := swipeFor(area, dir)
+		if err := env.dev.Swipe(ctx, x1, y1, x2, y2, ScrollDuration); err != nil {
+			return res, fmt.Errorf("scroll %s%s: %w", dir, where, err)
+		}
+		res.Text = "scrolled " + dir + where
+		return res, nil
+	},
+	intent: func(c Call, target string) string {
+		s := "scroll " + args[ScrollArgs](c).Direction
+		if target != "" {
+			s += " in " + target
+		}
+		return s
+	},
+	// A scroll expects nothing by itself: the list may be at its end
+	// already, and the next Scene shows what came into view.
+}
+
+// screenArea is the whole screen, from the Scene's size or, when the driver
+// did not report one, from the elements' extent.
+func screenArea(sc *scene.Scene) scene.Bounds {
+	if sc == nil {
+		return scene.Bounds{}
+	}
+	if sc.Width > 0 && sc.Height > 0 {
+		return scene.Bounds{Right: sc.Width, Bottom: sc.Height}
+	}
+	var area scene.Bounds
+	for _, e := range sc.Elements {
+		if e.Bounds.Empty() {
+			continue
+		}
+		area.Right = max(area.Right, e.Bounds.Right)
+		area.Bottom = max(area.Bottom, e.Bounds.Bottom)
+	}
+	return area
+}
+
+// swipeFor returns the swipe inside area that brings content further in dir
+// into view: the finger moves the opposite way (to see what is below, drag
+// the content up).
+func swipeFor(area scene.Bounds, dir string) (x1, y1, x2, y2 int) {
+	cx, cy := area.Center()
+	along := func(lo, size int, f float64) int { return lo + int(math.Round(float64(size)*f)) }
+	switch dir {
+	case "down":
+		return cx, along(area.Top, area.Height(), scrollFrom), cx, along(area.Top, area.Height(), scrollTo)
+	case "up":
+		return cx, along(area.Top, area.Height(), scrollTo), cx, along(area.Top, area.Height(), scrollFrom)
+	case "right":
+		return along(area.Left, area.Width(), scrollFrom), cy, along(area.Left, area.Width(), scrollTo), cy
+	default: // "left"
+		return along(area.Left, area.Width(), scrollTo), cy, along(area.Left, area.Width(), scrollFrom), cy
+	}
+}
