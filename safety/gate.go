@@ -8,7 +8,6 @@
 package safety
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -171,8 +170,8 @@ func strictness(v Verdict) int {
 // appOf is the package whose per-app rules apply: the app launch_app
 // names when it names a package, else the app in front.
 func appOf(in Input) string {
-	if in.Call.Name == tools.LaunchApp {
-		if app := argString(in.Call, "app"); strings.Contains(app, ".") && !strings.Contains(app, " ") {
+	if a := actOf(in.Call); a.Kind == tools.ActLaunch {
+		if app := strings.TrimSpace(a.App); strings.Contains(app, ".") && !strings.Contains(app, " ") {
 			return app
 		}
 	}
@@ -190,27 +189,38 @@ func Classify(in Input) []Finding {
 	if c.sc == nil {
 		c.sc = &scene.Scene{}
 	}
-	switch in.Call.Name {
-	case tools.Tap, tools.LongPress:
+	a := actOf(in.Call)
+	switch a.Kind {
+	case tools.ActTouch:
 		el := in.Element
 		if el == nil {
-			if i, ok := argInt(in.Call, "element"); ok {
+			if i, ok := tools.ElementArg(in.Call); ok {
 				if e, ok := c.sc.Element(i); ok {
 					el = &e
 				}
 			}
 		}
 		c.tap(el)
-	case tools.TypeText:
+	case tools.ActType:
 		c.typeText()
-	case tools.PressKey:
-		if argString(in.Call, "key") == "enter" {
+	case tools.ActKey:
+		if a.Submit {
 			c.enter()
 		}
-	case tools.LaunchApp:
-		c.launch(argString(in.Call, "app"))
+	case tools.ActLaunch:
+		c.launch(strings.TrimSpace(a.App))
 	}
 	return c.out
+}
+
+// actOf is what the call does to the phone, as its tool defines it; a call
+// of an unknown tool does nothing the gate could judge (tools.Run refuses it).
+func actOf(c tools.Call) tools.Act {
+	t, ok := tools.Lookup(c.Name)
+	if !ok {
+		return tools.Act{}
+	}
+	return t.Act(c)
 }
 
 type classifier struct {
@@ -395,7 +405,7 @@ func (c *classifier) screen() {
 func (c *classifier) typeText() {
 	target := c.in.Element
 	if target == nil {
-		if i, ok := argInt(c.in.Call, "element"); ok {
+		if i, ok := tools.ElementArg(c.in.Call); ok {
 			if e, ok := c.sc.Element(i); ok {
 				target = &e
 			}
@@ -416,7 +426,7 @@ func (c *classifier) typeText() {
 		}
 	}
 	c.screen()
-	if target != nil && argBool(c.in.Call, "submit") {
+	if target != nil && actOf(c.in.Call).Submit {
 		c.composer(*target, "types and presses Enter in")
 	}
 }
@@ -696,39 +706,4 @@ func quote(s string) string {
 		s = string(r[:max]) + "…"
 	}
 	return fmt.Sprintf("%q", s)
-}
-
-// The call's arguments, read leniently: the gate runs before validation
-// in some callers, and a malformed argument only means less to look at.
-func args(c tools.Call) map[string]json.RawMessage {
-	var m map[string]json.RawMessage
-	if len(c.Args) > 0 {
-		_ = json.Unmarshal(c.Args, &m)
-	}
-	return m
-}
-
-func argString(c tools.Call, k string) string {
-	var s string
-	if raw, ok := args(c)[k]; ok {
-		_ = json.Unmarshal(raw, &s)
-	}
-	return strings.TrimSpace(s)
-}
-
-func argInt(c tools.Call, k string) (int, bool) {
-	var n int
-	raw, ok := args(c)[k]
-	if !ok || json.Unmarshal(raw, &n) != nil {
-		return 0, false
-	}
-	return n, true
-}
-
-func argBool(c tools.Call, k string) bool {
-	var b bool
-	if raw, ok := args(c)[k]; ok {
-		_ = json.Unmarshal(raw, &b)
-	}
-	return b
 }

@@ -35,6 +35,7 @@ var launchAppTool = &Tool{
 		return Result{Text: "launched " + oneLine(app, 60)}, nil
 	},
 	intent: func(c Call, _ string) string { return "launch " + args[LaunchAppArgs](c).App },
+	act:    func(c Call) Act { return Act{Kind: ActLaunch, App: args[LaunchAppArgs](c).App} },
 	effect: func(Call) Effect { return Effect{Kind: EffectChange} },
 	// The app in front is the effect, also when it was in front already
 	// (nothing on the screen changes then).

@@ -40,5 +40,6 @@ var longPressTool = &Tool{
 		return res, nil
 	},
 	intent: func(c Call, target string) string { return "long-press " + target },
+	act:    func(Call) Act { return Act{Kind: ActTouch} },
 	effect: func(Call) Effect { return Effect{Kind: EffectChange} },
 }

@@ -35,6 +35,10 @@ var pressKeyTool = &Tool{
 		return Result{Text: "pressed " + key}, nil
 	},
 	intent: func(c Call, _ string) string { return "press " + args[PressKeyArgs](c).Key },
+	act: func(c Call) Act {
+		key := device.Key(args[PressKeyArgs](c).Key)
+		return Act{Kind: ActKey, Key: key, Submit: key == device.KeyEnter}
+	},
 	press:  true,
 	effect: func(Call) Effect { return Effect{Kind: EffectChange} },
 }

@@ -36,5 +36,6 @@ var tapTool = &Tool{
 	},
 	intent: func(c Call, target string) string { return "tap " + target },
 	press:  true,
+	act:    func(Call) Act { return Act{Kind: ActTouch} },
 	effect: func(Call) Effect { return Effect{Kind: EffectChange} },
 }

@@ -46,6 +46,9 @@ type Tool struct {
 	// passive tools do not act on the screen (wait, finish_task): whether
 	// the screen changed after them says nothing about them.
 	passive bool
+	// act says what a call does to the phone, for checks that judge the
+	// action rather than the tool (the safety gate); nil: ActNone.
+	act func(c Call) Act
 
 	spec   Spec
 	schema *schema
@@ -174,6 +177,46 @@ func (t *Tool) Passive() bool { return t.passive }
 // when what the press should close is still on the screen, the press did
 // not close it, and pressing again is safe.
 func (t *Tool) Press() bool { return t.press }
+
+// ActKind is what a call does to the phone, as a check of the action
+// (the safety gate) must read it.
+type ActKind string
+
+// The kinds of action a call can be.
+const (
+	// ActNone: nothing a person could regret (scroll, wait, finish_task).
+	ActNone ActKind = ""
+	// ActTouch: a finger on an element (tap, long_press).
+	ActTouch ActKind = "touch"
+	// ActType: text into a field (type_text).
+	ActType ActKind = "type"
+	// ActKey: a hardware or keyboard key (press_key).
+	ActKey ActKind = "key"
+	// ActLaunch: an app started (launch_app).
+	ActLaunch ActKind = "launch"
+)
+
+// Act is what a call does to the phone. Fields not of its Kind are zero.
+type Act struct {
+	Kind ActKind
+	// Text is the text typed (ActType).
+	Text string
+	// Submit is set when the call presses Enter: a submitting type_text, or
+	// press_key enter.
+	Submit bool
+	// Key is the key pressed (ActKey).
+	Key device.Key
+	// App is the app launched, as the call names it (ActLaunch).
+	App string
+}
+
+// Act says what the call does to the phone.
+func (t *Tool) Act(c Call) Act {
+	if t.act == nil {
+		return Act{}
+	}
+	return t.act(c)
+}
 
 // Ends reports whether calls of this tool end the task (finish_task).
 func (t *Tool) Ends() bool { return t.finish != nil }

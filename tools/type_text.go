@@ -58,6 +58,10 @@ var typeTextTool = &Tool{
 		}
 		return res, nil
 	},
+	act: func(c Call) Act {
+		a := args[TypeTextArgs](c)
+		return Act{Kind: ActType, Text: a.Text, Submit: a.Submit}
+	},
 	intent: func(c Call, target string) string {
 		a := args[TypeTextArgs](c)
 		s := "type " + strconv.Quote(oneLine(a.Text, 60))
