@@ -152,14 +152,14 @@ func (p *parser) parse() (*scene.Scene, error) {
 		if len(name) == 0 {
 			return nil, p.fail(start, "not XML: '<' not followed by an element name")
 		}
-		return nil, p.fail(start, "expected <hierarchy> root element, found <%s>", name)
+		return nil, p.fail(start, "expected <hierarchy> root element, found <%s>", clipName(name))
 	}
 	p.sc = &scene.Scene{Elements: make([]scene.Element, 0, len(d)/300+8)}
 	selfClosing, err := p.attrs(start, func(name, raw []byte, off int) error {
 		if string(name) == "rotation" {
 			r, err := strconv.Atoi(string(raw))
 			if err != nil || r < 0 || r > 3 {
-				return p.fail(off, "rotation %q is not 0..3", raw)
+				return p.fail(off, "rotation %s is not 0..3", quoteInput(raw))
 			}
 			p.sc.Rotation = r
 		}
@@ -213,10 +213,10 @@ func (p *parser) body(rootStart int) error {
 			name := p.name()
 			p.skipSpace()
 			if p.pos >= len(d) {
-				return p.fail(len(d), "truncated: input ends inside </%s>", name)
+				return p.fail(len(d), "truncated: input ends inside </%s>", clipName(name))
 			}
 			if d[p.pos] != '>' {
-				return p.fail(p.pos, "expected '>' to close </%s>, found %s", name, quoteByte(d, p.pos))
+				return p.fail(p.pos, "expected '>' to close </%s>, found %s", clipName(name), quoteByte(d, p.pos))
 			}
 			p.pos++
 			switch string(name) {
@@ -231,7 +231,7 @@ func (p *parser) body(rootStart int) error {
 				}
 				return nil
 			default:
-				return p.fail(start, "unexpected closing tag </%s>", name)
+				return p.fail(start, "unexpected closing tag </%s>", clipName(name))
 			}
 		case '!':
 			if !bytes.HasPrefix(d[start:], []byte("<!--")) {
@@ -247,7 +247,7 @@ func (p *parser) body(rootStart int) error {
 				if len(name) == 0 {
 					return p.fail(start, "'<' not followed by an element name")
 				}
-				return p.fail(start, "unexpected element <%s> (expected <node>)", name)
+				return p.fail(start, "unexpected element <%s> (expected <node>)", clipName(name))
 			}
 			if err := p.node(start); err != nil {
 				return err
@@ -302,7 +302,7 @@ func (p *parser) node(start int) error {
 		case "bounds":
 			b, ok := parseBounds(raw)
 			if !ok {
-				return p.fail(off, "bounds %q is not [left,top][right,bottom]", raw)
+				return p.fail(off, "bounds %s is not [left,top][right,bottom]", quoteInput(raw))
 			}
 			e.Bounds = b
 		case "clickable":
@@ -383,7 +383,7 @@ func (p *parser) attrs(start int, f func(name, raw []byte, off int) error) (self
 			return false, p.fail(len(d), "truncated: input ends inside the tag opened at byte %d", start)
 		}
 		if d[p.pos] != '=' {
-			return false, p.fail(p.pos, "expected '=' after attribute %s, found %s", name, quoteByte(d, p.pos))
+			return false, p.fail(p.pos, "expected '=' after attribute %s, found %s", clipName(name), quoteByte(d, p.pos))
 		}
 		p.pos++
 		p.skipSpace()
@@ -392,17 +392,17 @@ func (p *parser) attrs(start int, f func(name, raw []byte, off int) error) (self
 		}
 		q := d[p.pos]
 		if q != '"' && q != '\'' {
-			return false, p.fail(p.pos, "attribute %s: value must be quoted, found %s", name, quoteByte(d, p.pos))
+			return false, p.fail(p.pos, "attribute %s: value must be quoted, found %s", clipName(name), quoteByte(d, p.pos))
 		}
 		p.pos++
 		valOff := p.pos
 		end := bytes.IndexByte(d[p.pos:], q)
 		if end < 0 {
-			return false, p.fail(len(d), "truncated: attribute %s (byte %d) has no closing quote", name, nameOff)
+			return false, p.fail(len(d), "truncated: attribute %s (byte %d) has no closing quote", clipName(name), nameOff)
 		}
 		raw := d[valOff : valOff+end]
 		if i := bytes.IndexByte(raw, '<'); i >= 0 {
-			return false, p.fail(valOff+i, "attribute %s: '<' inside a value", name)
+			return false, p.fail(valOff+i, "attribute %s: '<' inside a value", clipName(name))
 		}
 		p.pos = valOff + end + 1
 		if err := f(name, raw, valOff); err != nil {
@@ -547,10 +547,10 @@ func (p *parser) text(raw []byte, off int) (string, error) {
 		default:
 			r, ok := charRef(ent)
 			if !ok {
-				return "", p.fail(off+i, "unknown entity &%s;", ent)
+				return "", p.fail(off+i, "unknown entity %s", quoteInput(raw[i:i+semi+1]))
 			}
 			if !validXMLRune(r) {
-				return "", p.fail(off+i, "character reference &%s; is not a valid XML character", ent)
+				return "", p.fail(off+i, "character reference %s is not a valid XML character", quoteInput(raw[i:i+semi+1]))
 			}
 			out = utf8.AppendRune(out, r)
 		}
@@ -634,6 +634,33 @@ func parseBounds(raw []byte) (scene.Bounds, bool) {
 }
 
 // quoteByte describes the input at off for an error message.
+// maxQuoted is the most of an input value an error quotes: enough to
+// recognise it, never the whole of a runaway value (a 26 MB bounds
+// attribute once gave 26 MB of stderr).
+const maxQuoted = 48
+
+// quoteInput quotes b for an error message, cut to maxQuoted bytes (at a
+// UTF-8 boundary) with its full length said when it is longer.
+func quoteInput(b []byte) string {
+	if len(b) <= maxQuoted {
+		return strconv.Quote(string(b))
+	}
+	cut := maxQuoted
+	for cut > 0 && !utf8.RuneStart(b[cut]) {
+		cut--
+	}
+	return strconv.Quote(string(b[:cut])) + "… (" + strconv.Itoa(len(b)) + " bytes)"
+}
+
+// clipName shortens an element or attribute name (ASCII by construction,
+// see name) the way quoteInput shortens a value.
+func clipName(b []byte) string {
+	if len(b) <= maxQuoted {
+		return string(b)
+	}
+	return string(b[:maxQuoted]) + "… (" + strconv.Itoa(len(b)) + " bytes)"
+}
+
 func quoteByte(d []byte, off int) string {
 	if off >= len(d) {
 		return "end of input"

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"phonepilot/scene"
 )
@@ -412,5 +413,42 @@ func TestBoundsNotation(t *testing.T) {
 		if _, ok := parseBounds([]byte(in)); ok {
 			t.Errorf("%q accepted", in)
 		}
+	}
+}
+
+// A runaway value (a 26 MB bounds attribute once gave 26 MB of stderr) is
+// quoted by a short prefix and its length, wherever it sits.
+func TestParseErrorQuotesOnlyAPrefixOfHugeValues(t *testing.T) {
+	const size = 1 << 20
+	huge := strings.Repeat("9", size)
+	hugeName := strings.Repeat("x", size)
+	cases := []struct{ name, in, prefix string }{
+		{"bounds", `<hierarchy><node bounds="[0,0][1,` + huge + `"/></hierarchy>`, `"[0,0][1,999`},
+		{"rotation", `<hierarchy rotation="` + huge + `"><node bounds="[0,0][1,1]"/></hierarchy>`, `"9999`},
+		{"multi-byte value", `<hierarchy><node bounds="a` + strings.Repeat("界", size/3) + `"/></hierarchy>`, `"a界界`},
+		{"root element", `<` + hugeName + `/>`, "<xxxx"},
+		{"element", `<hierarchy><node bounds="[0,0][1,1]"><` + hugeName + `/></node></hierarchy>`, "<xxxx"},
+		{"closing tag", `<hierarchy><node bounds="[0,0][1,1]"></` + hugeName + `></hierarchy>`, "</xxxx"},
+		{"attribute name", `<hierarchy><node ` + hugeName + ` bounds="[0,0][1,1]"/></hierarchy>`, "xxxx"},
+		{"unquoted value", `<hierarchy><node ` + hugeName + `=1/></hierarchy>`, "xxxx"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse([]byte(c.in), Options{})
+			var pe *ParseError
+			if !errors.As(err, &pe) {
+				t.Fatalf("got %v, want *ParseError", err)
+			}
+			msg := err.Error()
+			if len(msg) > 250 {
+				t.Fatalf("error is %d bytes long; want a short prefix quoted: %.300s…", len(msg), msg)
+			}
+			if !strings.Contains(msg, c.prefix) || !strings.Contains(msg, "bytes)") {
+				t.Errorf("error %q: want the value's start %s and its length", msg, c.prefix)
+			}
+			if !utf8.ValidString(msg) || strings.Contains(msg, `\x`) {
+				t.Errorf("error %q has a cut rune", msg)
+			}
+		})
 	}
 }

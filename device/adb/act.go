@@ -85,7 +85,7 @@ func keyNames() string {
 // input runs an `input` command. A gesture may take as long as its
 // duration, so the deadline allows for that.
 func (d *Device) input(ctx context.Context, cmd string) error {
-	timeout := d.cfg.Timeouts.Command
+	timeout := d.cfg.Timeouts.Input
 	if f := strings.Fields(cmd); len(f) == 7 && f[1] == "swipe" {
 		if ms, err := strconv.Atoi(f[6]); err == nil {
 			timeout += time.Duration(ms) * time.Millisecond

@@ -29,12 +29,20 @@ import (
 )
 
 // Timeouts bound each kind of operation. A call's deadline is the earlier
-// of its ctx deadline and the timeout for its kind.
+// of its ctx deadline and the timeout for its kind. The deadlines are for a
+// phone that answers but is slow; a phone that stops answering is found by
+// Stall and Probe within seconds, whatever the deadline (see call).
 type Timeouts struct {
-	Command    time.Duration // a short shell command (input, wm, dumpsys, am); default 10 s
+	Command    time.Duration // a short shell command (wm, dumpsys, am, pm, settings); default 10 s
+	Input      time.Duration // an input command (tap, key, text), plus a gesture's own duration; default 10 s
 	Dump       time.Duration // one uiautomator dump attempt; default 20 s
 	Screenshot time.Duration // one screencap; default 15 s
-	Probe      time.Duration // asking the server whether the device is still there; default 2 s
+	// Probe bounds one check: asking the server whether the device is still
+	// there, or asking the phone to answer a trivial command; default 3 s.
+	Probe time.Duration
+	// Stall is how long a call waits before the phone is checked to still
+	// answer (and again every Stall); default 3 s.
+	Stall time.Duration
 }
 
 // Config configures Open.
@@ -62,8 +70,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("adb config: serial %q contains whitespace", c.Serial)
 	}
 	for name, d := range map[string]time.Duration{
-		"Command": c.Timeouts.Command, "Dump": c.Timeouts.Dump,
-		"Screenshot": c.Timeouts.Screenshot, "Probe": c.Timeouts.Probe,
+		"Command": c.Timeouts.Command, "Input": c.Timeouts.Input, "Dump": c.Timeouts.Dump,
+		"Screenshot": c.Timeouts.Screenshot, "Probe": c.Timeouts.Probe, "Stall": c.Timeouts.Stall,
 	} {
 		if d < 0 {
 			return fmt.Errorf("adb config: Timeouts.%s is negative (%v)", name, d)
@@ -83,6 +91,9 @@ func (c Config) withDefaults() Config {
 	if t.Command == 0 {
 		t.Command = 10 * time.Second
 	}
+	if t.Input == 0 {
+		t.Input = 10 * time.Second
+	}
 	if t.Dump == 0 {
 		t.Dump = 20 * time.Second
 	}
@@ -90,7 +101,10 @@ func (c Config) withDefaults() Config {
 		t.Screenshot = 15 * time.Second
 	}
 	if t.Probe == 0 {
-		t.Probe = 2 * time.Second
+		t.Probe = 3 * time.Second
+	}
+	if t.Stall == 0 {
+		t.Stall = 3 * time.Second
 	}
 	return c
 }
@@ -115,6 +129,8 @@ type Device struct {
 	sizeKnown    bool
 
 	textMu sync.Mutex // one TypeText at a time: it switches the IME
+
+	live liveness // whether the phone stopped answering
 }
 
 var (
@@ -317,15 +333,20 @@ func clip(b []byte) string {
 }
 
 // run executes a shell command and returns its stdout (stderr appended when
-// the device merges them). A non-zero exit status is a *CommandError.
+// the device merges them). A non-zero exit status is a *CommandError. The
+// call is watched (see call): a phone that stops answering fails it with a
+// *StoppedError.
 func (d *Device) run(ctx context.Context, timeout time.Duration, cmd string) ([]byte, error) {
-	cctx, cancel := opCtx(ctx, timeout)
-	defer cancel()
+	var res ShellResult
 	start := d.clk.Now()
-	res, err := d.client.Shell(cctx, d.serial, cmd, d.shellV2)
+	err := d.call(ctx, timeout, "shell "+clipCmd(cmd), clipCmd(cmd), func(cctx context.Context) error {
+		var err error
+		res, err = d.client.Shell(cctx, d.serial, cmd, d.shellV2)
+		return err
+	})
 	d.log.Debug("adb shell", "cmd", clipCmd(cmd), "took", d.clk.Now().Sub(start), "exit", res.ExitCode, "err", err)
 	if err != nil {
-		return nil, d.classify(ctx, "shell "+clipCmd(cmd), err)
+		return nil, err
 	}
 	if res.HasExitCode && res.ExitCode != 0 {
 		return res.Stdout, &CommandError{Cmd: clipCmd(cmd), ExitCode: res.ExitCode, Output: clip(append(append([]byte{}, res.Stdout...), res.Stderr...))}
@@ -336,15 +357,19 @@ func (d *Device) run(ctx context.Context, timeout time.Duration, cmd string) ([]
 	return res.Stdout, nil
 }
 
-// exec runs cmd through exec: (binary-safe, with a tty on real adbd).
+// exec runs cmd through exec: (binary-safe, with a tty on real adbd),
+// watched like run.
 func (d *Device) exec(ctx context.Context, timeout time.Duration, cmd string) ([]byte, error) {
-	cctx, cancel := opCtx(ctx, timeout)
-	defer cancel()
+	var out []byte
 	start := d.clk.Now()
-	out, err := d.client.Exec(cctx, d.serial, cmd)
+	err := d.call(ctx, timeout, "exec "+clipCmd(cmd), clipCmd(cmd), func(cctx context.Context) error {
+		var err error
+		out, err = d.client.Exec(cctx, d.serial, cmd)
+		return err
+	})
 	d.log.Debug("adb exec", "cmd", clipCmd(cmd), "took", d.clk.Now().Sub(start), "bytes", len(out), "err", err)
 	if err != nil {
-		return nil, d.classify(ctx, "exec "+clipCmd(cmd), err)
+		return nil, err
 	}
 	return out, nil
 }

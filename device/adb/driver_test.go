@@ -182,21 +182,28 @@ func TestDisconnectMidCall(t *testing.T) {
 	}
 }
 
-func TestHungDeviceTimesOut(t *testing.T) {
+// A command that outlives its deadline on a phone that still answers is a
+// plain timeout: slow is not gone.
+func TestSlowCommandOnAnsweringPhoneTimesOut(t *testing.T) {
 	p := newFakePhone(t)
 	d, s := openFake(t, p)
-	d.cfg.Timeouts.Command = 150 * time.Millisecond
-	s.phone = func(serial, service, cmd string) reply { return reply{hang: true} }
+	d.cfg.Timeouts.Input = 150 * time.Millisecond
+	s.phone = func(serial, service, cmd string) reply {
+		if cmd == probeCommand {
+			return p.handle(serial, service, cmd)
+		}
+		return reply{hang: true}
+	}
 	start := time.Now()
 	err := d.Key(t.Context(), device.KeyBack)
 	if err == nil || time.Since(start) > 3*time.Second {
-		t.Fatalf("Key on a hung phone = %v after %v; want a timeout error quickly", err, time.Since(start))
+		t.Fatalf("Key on a hung command = %v after %v; want a timeout error quickly", err, time.Since(start))
 	}
 	if errors.Is(err, device.ErrDisconnected) {
-		t.Errorf("server still lists the phone as ready; got ErrDisconnected: %v", err)
+		t.Errorf("the phone answers its check; got ErrDisconnected: %v", err)
 	}
-	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("err = %v; want DeadlineExceeded", err)
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "the phone answers, but `input keyevent 4` did not finish within 150ms") {
+		t.Errorf("err = %v; want DeadlineExceeded saying the phone answers", err)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // fakeServer is a hand-written adb server on a loopback port: it speaks the
@@ -30,13 +31,15 @@ type fakeServer struct {
 
 // reply is what a device service answers.
 type reply struct {
-	fail    string // FAIL message instead of OKAY (service refused)
-	out     []byte // exec:/shell: raw output, or v2 stdout
-	stderr  []byte // v2 only
-	exit    int    // v2 only
-	hang    bool   // accept, then never answer until the test ends
-	cut     bool   // close the stream before finishing (no v2 exit packet)
-	cutHalf bool   // send half of out, then close
+	fail    string        // FAIL message instead of OKAY (service refused)
+	out     []byte        // exec:/shell: raw output, or v2 stdout
+	stderr  []byte        // v2 only
+	exit    int           // v2 only
+	hang    bool          // accept, then never answer until the test ends
+	silent  bool          // never answer the open (a frozen phone: no OKAY either)
+	delay   time.Duration // answer after this long (a slow but living phone)
+	cut     bool          // close the stream before finishing (no v2 exit packet)
+	cutHalf bool          // send half of out, then close
 }
 
 func newFakeServer(t testing.TB, phone func(serial, service, cmd string) reply) *fakeServer {
@@ -215,6 +218,17 @@ func (s *fakeServer) deviceService(c net.Conn, r *bufio.Reader, serial, svc stri
 		return
 	}
 	rep := s.phone(serial, svc, cmd)
+	if rep.silent {
+		<-s.hang
+		return
+	}
+	if rep.delay > 0 {
+		select {
+		case <-time.After(rep.delay):
+		case <-s.hang:
+			return
+		}
+	}
 	if rep.fail != "" {
 		fail(c, rep.fail)
 		return

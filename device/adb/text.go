@@ -214,7 +214,11 @@ func (d *Device) typeWithADBKeyboard(ctx context.Context, text string) (err erro
 		wasEnabled := slices.Contains(strings.Fields(string(enabled)), adbKeyboardIME)
 		defer func() {
 			// Leaving the user without their keyboard is worse than a late
-			// return, so this runs on a context of its own.
+			// return, so this runs on a context of its own; a phone that
+			// is gone or stopped answering cannot be given it back.
+			if errors.Is(err, device.ErrDisconnected) {
+				return
+			}
 			rctx, cancel := opCtx(context.WithoutCancel(ctx), d.cfg.Timeouts.Command)
 			defer cancel()
 			if rerr := d.restoreIME(rctx, previous, wasEnabled); rerr != nil {
