@@ -67,9 +67,10 @@ type Config struct {
 	// OwnerGone says whether the process a task's owner names has died, so
 	// Start may interrupt its tasks; ProcessGone when nil.
 	OwnerGone func(owner string) bool
-	// Snapshot is stored with every task as its configuration (secrets
-	// already removed: storage.RedactConfig).
-	Snapshot json.RawMessage
+	// Snapshot is the configuration stored with a task, for the device and
+	// planner it asked for (secrets already removed: storage.RedactConfig);
+	// none when nil.
+	Snapshot func(Request) json.RawMessage
 	// PollInterval is how often Watch looks at the store when nothing in
 	// this process told it of news (tasks of another process sharing a
 	// PostgreSQL database, or a store that was down). 1 s when zero.
@@ -250,9 +251,13 @@ func (s *Service) Submit(ctx context.Context, req Request) (storage.Task, error)
 }
 
 func (s *Service) create(ctx context.Context, req Request) (storage.Task, error) {
+	var snapshot json.RawMessage
+	if s.cfg.Snapshot != nil {
+		snapshot = s.cfg.Snapshot(req)
+	}
 	t, err := s.store.CreateTask(ctx, storage.Task{
 		Goal: req.Goal, Device: req.Device, Planner: req.Planner, MaxSteps: req.MaxSteps,
-		Status: lifecycle.Queued, Created: s.clock.Now(), Config: s.cfg.Snapshot, Owner: s.cfg.Owner,
+		Status: lifecycle.Queued, Created: s.clock.Now(), Config: snapshot, Owner: s.cfg.Owner,
 	})
 	if err != nil {
 		return storage.Task{}, err

@@ -218,11 +218,7 @@ func recordedRun(ctx context.Context, cfg appConfig, req task.Request, dev devic
 		return storage.Task{}, runtime.Result{}, fmt.Errorf("open task database: %w", err)
 	}
 	defer store.Close()
-	snapshot, err := storage.RedactConfig(cfg)
-	if err != nil {
-		return storage.Task{}, runtime.Result{}, err
-	}
-	svc, err := task.New(task.Config{Snapshot: snapshot, Logger: log}, store, nil, runner)
+	svc, err := task.New(task.Config{Snapshot: cfg.snapshots(log), Logger: log}, store, nil, runner)
 	if err != nil {
 		return storage.Task{}, runtime.Result{}, err
 	}

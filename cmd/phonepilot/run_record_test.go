@@ -57,6 +57,16 @@ func TestRunIsRecordedForTasksAndShow(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &shown); err != nil {
 		t.Fatalf("show --json: %v\n%s", err, out)
 	}
+	// The stored configuration is in the API's style and names the planner
+	// that ran: no Go field names, durations as text, no AI settings for a
+	// rule task.
+	var snap map[string]any
+	if err := json.Unmarshal(shown.Task.Config, &snap); err != nil {
+		t.Fatalf("task config %s: %v", shown.Task.Config, err)
+	}
+	if rt, _ := snap["runtime"].(map[string]any); snap["planner"] != "rule" || rt["poll_interval"] != "100ms" || snap["ai"] != nil {
+		t.Errorf("task config = %s; want planner rule, runtime.poll_interval \"100ms\", no ai section", shown.Task.Config)
+	}
 	if len(shown.Steps) < 3 {
 		t.Fatalf("show lists %d steps, want at least 3 (launch, tap, type)", len(shown.Steps))
 	}

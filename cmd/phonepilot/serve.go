@@ -102,10 +102,6 @@ func runServe(cmd *cobra.Command, o serveOptions, ready serveReady) error {
 	}
 	defer store.Close()
 
-	snapshot, err := storage.RedactConfig(cfg)
-	if err != nil {
-		return exitWith(1, err)
-	}
 	devices := newServeDevices(deviceOptions{
 		ADBServer: cfg.ADB.Server, SimLocale: cfg.Sim.Locale, SimProfile: cfg.Sim.Profile, SimSeed: cfg.Sim.Seed, Logger: log,
 	})
@@ -119,7 +115,7 @@ func runServe(cmd *cobra.Command, o serveOptions, ready serveReady) error {
 			acfg.Planners = append(acfg.Planners, p)
 		}
 	}
-	svc, err := task.New(task.Config{Snapshot: snapshot, Logger: log}, store, devices, &runtimeRunner{base: rc, planner: spec, log: log})
+	svc, err := task.New(task.Config{Snapshot: cfg.snapshots(log), Logger: log}, store, devices, &runtimeRunner{base: rc, planner: spec, log: log})
 	if err != nil {
 		return exitWith(2, err)
 	}

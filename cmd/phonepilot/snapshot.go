@@ -2,12 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"log/slog"
 	"strings"
 	"time"
 
 	"phonepilot/plan/ai/anthropic"
 	"phonepilot/plan/ai/openai"
 	"phonepilot/storage"
+	"phonepilot/task"
 )
 
 // taskSnapshot is the configuration stored with a task and returned by the
@@ -95,6 +97,20 @@ func snapshotFor(c appConfig, device, planner string) (json.RawMessage, error) {
 		s.Storage = &storageSnapshot{DB: c.Storage.DB}
 	}
 	return storage.RedactConfig(s)
+}
+
+// snapshots gives the task service the snapshot of each task it creates.
+// A snapshot that cannot be built (it cannot fail in practice: it is plain
+// data) is logged and left out rather than failing the task.
+func (c appConfig) snapshots(log *slog.Logger) func(task.Request) json.RawMessage {
+	return func(req task.Request) json.RawMessage {
+		raw, err := snapshotFor(c, req.Device, req.Planner)
+		if err != nil {
+			log.Error("task config snapshot", "err", err)
+			return nil
+		}
+		return raw
+	}
 }
 
 // modelFor is the model a provider is asked for: the configured one, else
