@@ -262,8 +262,14 @@ func (s *Service) create(ctx context.Context, req Request) (storage.Task, error)
 	if err != nil {
 		return storage.Task{}, err
 	}
-	if _, err := s.store.AppendEvent(ctx, statusEvent(t.ID, lifecycle.Queued, lifecycle.CauseNone, "", s.clock.Now())); err != nil {
-		s.log.Error("record queued status", "task", t.ID, "err", err)
+	queued, _ := json.Marshal(map[string]any{"goal": t.Goal, "device": t.Device, "planner": t.Planner, "max_steps": t.MaxSteps})
+	for _, e := range []storage.Event{
+		{TaskID: t.ID, Type: lifecycle.EventTaskQueued, Time: t.Created, Data: queued},
+		statusEvent(t.ID, lifecycle.Queued, lifecycle.CauseNone, "", t.Created),
+	} {
+		if _, err := s.store.AppendEvent(ctx, e); err != nil {
+			s.log.Error("record the task's submission", "task", t.ID, "event", e.Type, "err", err)
+		}
 	}
 	s.hub.notify(t.ID)
 	return t, nil

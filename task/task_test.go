@@ -225,7 +225,7 @@ func TestStoreDownMidTaskLosesNothing(t *testing.T) {
 		}
 		types = append(types, string(e.Type))
 	}
-	want := "status,status,task_started,step_started,step_finished,step_started,step_finished,step_started,step_finished,status"
+	want := "task_queued,status,status,task_started,step_started,step_finished,step_started,step_finished,step_started,step_finished,status"
 	if strings.Join(types, ",") != want {
 		t.Errorf("events\n%s\nwant\n%s", strings.Join(types, ","), want)
 	}
@@ -408,5 +408,38 @@ func TestFindPrefix(t *testing.T) {
 	}
 	if _, err := Find(t.Context(), store, "tq"); !errors.Is(err, storage.ErrNotFound) {
 		t.Errorf("no match: %v", err)
+	}
+}
+
+// A task's life is told in events from its submission on: task_queued
+// (what was asked), the queued status, then the run's own events, in order,
+// with sequence numbers from 1 without gaps.
+func TestEventsFromSubmissionOn(t *testing.T) {
+	s := newService(t, openStore(t), &stepRunner{steps: 1})
+	tk, err := s.Submit(t.Context(), Request{Goal: "open Settings", Device: "sim", Planner: "rule", MaxSteps: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var events []storage.Event
+	final, err := s.Watch(t.Context(), tk.ID, 0, func(e storage.Event) error { events = append(events, e); return nil })
+	if err != nil || final.Status != lifecycle.Completed {
+		t.Fatalf("watch: %s, %v", final.Status, err)
+	}
+	var types []lifecycle.EventType
+	for i, e := range events {
+		types = append(types, e.Type)
+		if e.Seq != int64(i+1) {
+			t.Errorf("event %d has seq %d", i, e.Seq)
+		}
+	}
+	if len(events) < 4 || types[0] != lifecycle.EventTaskQueued || types[1] != lifecycle.EventStatus || types[len(types)-1] != lifecycle.EventStatus {
+		t.Fatalf("events %v; want task_queued, status (queued), …, status (completed)", types)
+	}
+	var asked struct {
+		Goal, Device, Planner string
+		MaxSteps              int `json:"max_steps"`
+	}
+	if err := json.Unmarshal(events[0].Data, &asked); err != nil || asked.Goal != "open Settings" || asked.Device != "sim" || asked.MaxSteps != 7 {
+		t.Errorf("task_queued data %s: %+v, %v", events[0].Data, asked, err)
 	}
 }

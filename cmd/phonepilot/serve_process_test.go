@@ -341,6 +341,15 @@ func TestWebPageInChromium(t *testing.T) {
 	rects := count(`document.querySelectorAll("svg.wireframe rect.el").length`)
 	path, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`location.pathname`))
 	status, _ := chromedp.Run(ctx, chromedp.Text(chromedp.ID("task-status")))
+	// The final screen (the screen after the last action) is the last card.
+	finalBoxes, err := chromedp.Run(ctx, chromedp.Poll[int](`(() => { const f = document.getElementById("final-screen");
+		const cards = document.querySelectorAll("#steps > li");
+		return f && cards[cards.length-1] === f ? f.querySelectorAll("svg.wireframe rect.el").length : 0; })()`,
+		chromedp.WithPollingTimeout(10*time.Second), chromedp.WithPollingInterval(50*time.Millisecond)))
+	if err != nil || finalBoxes < 5 {
+		t.Errorf("browser: the final screen is not drawn as the last card (%d boxes): %v", finalBoxes, err)
+	}
+	chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`document.getElementById("final-screen")?.scrollIntoView({block: "end"})`))
 	chromedp.Do(ctx, chromedp.Sleep(2500*time.Millisecond)) // the list refreshes every 2 s
 	listText, _ := chromedp.Run(ctx, chromedp.Text(chromedp.ID("task-list")))
 	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
