@@ -6,8 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"phonepilot/plan/ai/anthropic"
-	"phonepilot/plan/ai/openai"
+	"phonepilot/plan/ai"
 	"phonepilot/storage"
 	"phonepilot/task"
 )
@@ -119,11 +118,5 @@ func modelFor(provider, model string) string {
 	if model != "" {
 		return model
 	}
-	switch provider {
-	case "anthropic":
-		return string(anthropic.DefaultModel)
-	case "openai":
-		return string(openai.DefaultModel)
-	}
-	return ""
+	return ai.DefaultModel(provider)
 }

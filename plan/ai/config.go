@@ -117,17 +117,19 @@ func (c Config) Validate() error {
 }
 
 // KeyEnv names the environment variable that conventionally holds a
-// provider's API key (ANTHROPIC_API_KEY, OPENAI_API_KEY); ok is false for a
-// provider without one. cmd/ reads it; this package only names it in
-// errors.
+// provider's API key (ANTHROPIC_API_KEY, OPENAI_API_KEY), as the provider
+// registered it; ok is false for an unknown provider or one without a key.
+// cmd/ reads it; this package only names it in errors.
 func KeyEnv(provider string) (name string, ok bool) {
-	switch strings.ToLower(strings.TrimSpace(provider)) {
-	case "anthropic":
-		return "ANTHROPIC_API_KEY", true
-	case "openai":
-		return "OPENAI_API_KEY", true
-	}
-	return "", false
+	p, found := lookup(strings.ToLower(strings.TrimSpace(provider)))
+	return p.KeyEnv, found && p.KeyEnv != ""
+}
+
+// DefaultModel is the model a provider is asked for when the Config names
+// none, as the provider registered it ("" for an unknown provider).
+func DefaultModel(provider string) string {
+	p, _ := lookup(strings.ToLower(strings.TrimSpace(provider)))
+	return p.DefaultModel
 }
 
 // withDefaults fills zero tunables so a partly filled Config still works.
@@ -161,25 +163,36 @@ func (c Config) withDefaults() Config {
 // ProviderFactory builds a Provider from the (validated, defaulted) Config.
 type ProviderFactory func(Config) (Provider, error)
 
+// ProviderInfo is what a provider registers: how to build it, and what the
+// rest of phonepilot needs to know of it without importing its SDK.
+type ProviderInfo struct {
+	New ProviderFactory
+	// KeyEnv names the environment variable that conventionally holds its
+	// API key ("" when it has none).
+	KeyEnv string
+	// DefaultModel is the model it asks for when the Config names none.
+	DefaultModel string
+}
+
 var (
 	registryMu sync.RWMutex
-	registry   = map[string]ProviderFactory{}
+	registry   = map[string]ProviderInfo{}
 )
 
 // Register makes a provider available under name. Provider packages call it
 // from init; cmd/phonepilot blank-imports them. Registering a name twice
 // panics (a programming error, found at start-up).
-func Register(name string, f ProviderFactory) {
+func Register(name string, p ProviderInfo) {
 	registryMu.Lock()
 	defer registryMu.Unlock()
 	name = strings.ToLower(name)
 	if _, dup := registry[name]; dup {
 		panic("ai: provider registered twice: " + name)
 	}
-	registry[name] = f
+	registry[name] = p
 }
 
-func lookup(name string) (ProviderFactory, bool) {
+func lookup(name string) (ProviderInfo, bool) {
 	registryMu.RLock()
 	defer registryMu.RUnlock()
 	f, ok := registry[name]

@@ -47,8 +47,8 @@ func New(cfg Config) (*Planner, error) {
 		return nil, err
 	}
 	cfg = cfg.withDefaults()
-	f, _ := lookup(cfg.Provider)
-	p, err := f(cfg)
+	info, _ := lookup(cfg.Provider)
+	p, err := info.New(cfg)
 	if err != nil {
 		return nil, redact(fmt.Errorf("ai: provider %s: %w", cfg.Provider, err), cfg.APIKey)
 	}

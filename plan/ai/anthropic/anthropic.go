@@ -30,7 +30,11 @@ const Name = "anthropic"
 const DefaultModel = sdk.ModelClaudeSonnet5_5
 
 func init() {
-	ai.Register(Name, func(cfg ai.Config) (ai.Provider, error) { return New(cfg) })
+	ai.Register(Name, ai.ProviderInfo{
+		New:          func(cfg ai.Config) (ai.Provider, error) { return New(cfg) },
+		KeyEnv:       "ANTHROPIC_API_KEY",
+		DefaultModel: string(DefaultModel),
+	})
 }
 
 // Provider calls the Messages API.

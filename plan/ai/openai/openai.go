@@ -31,7 +31,11 @@ const Name = "openai"
 const DefaultModel = shared.ChatModelGPT5_5
 
 func init() {
-	ai.Register(Name, func(cfg ai.Config) (ai.Provider, error) { return New(cfg) })
+	ai.Register(Name, ai.ProviderInfo{
+		New:          func(cfg ai.Config) (ai.Provider, error) { return New(cfg) },
+		KeyEnv:       "OPENAI_API_KEY",
+		DefaultModel: string(DefaultModel),
+	})
 }
 
 // Provider calls the Chat Completions API.
