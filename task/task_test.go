@@ -443,3 +443,45 @@ func TestEventsFromSubmissionOn(t *testing.T) {
 		t.Errorf("task_queued data %s: %+v, %v", events[0].Data, asked, err)
 	}
 }
+
+// lateEndStore writes a task's final status, then tells of it late, and
+// writes the final status event later still: the window in which a watch
+// sees the task ended but its last event not yet written.
+type lateEndStore struct {
+	storage.Store
+}
+
+func (l *lateEndStore) UpdateStatus(ctx context.Context, id string, c storage.Change) (storage.Task, error) {
+	t, err := l.Store.UpdateStatus(ctx, id, c)
+	if c.To.Terminal() {
+		time.Sleep(30 * time.Millisecond) // the recorder's wake-up comes after a poll
+	}
+	return t, err
+}
+
+func (l *lateEndStore) AppendEvent(ctx context.Context, e storage.Event) (storage.Event, error) {
+	var d StatusData
+	if e.Type == lifecycle.EventStatus && json.Unmarshal(e.Data, &d) == nil && d.Status.Terminal() {
+		time.Sleep(50 * time.Millisecond)
+	}
+	return l.Store.AppendEvent(ctx, e)
+}
+
+// A watch of a task this process runs hands over the final status event
+// even when it reads the task's final status well before that event is
+// written: it waits for the task's recorder, not for a quiet spell.
+func TestWatchWaitsForTheFinalEventOfItsOwnTask(t *testing.T) {
+	s := newService(t, &lateEndStore{Store: openStore(t)}, &stepRunner{steps: 1})
+	tk, err := s.Submit(t.Context(), Request{Goal: "g", Device: "sim", Planner: "rule"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last storage.Event
+	final, err := s.Watch(t.Context(), tk.ID, 0, func(e storage.Event) error { last = e; return nil })
+	if err != nil || final.Status != lifecycle.Completed {
+		t.Fatalf("watch: %s, %v", final.Status, err)
+	}
+	if !lastIsFinal([]storage.Event{last}) {
+		t.Errorf("the watch ended on %s %s, before the final status event", last.Type, last.Data)
+	}
+}
