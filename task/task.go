@@ -113,7 +113,7 @@ var (
 // Why a running task's context ends.
 var (
 	errCancelled = errors.New("cancelled by request")
-	errStopped   = errors.New("phonepilot stopped while the task was running")
+	errStopped   = errors.New(interruptedReason)
 )
 
 // Service runs and records tasks. Create it with New, call Start (for a
