@@ -90,7 +90,9 @@ func TestCreateTaskRunsToCompletion(t *testing.T) {
 
 func TestCreateTaskDefaults(t *testing.T) {
 	h := newHarness(t, newFakeRunner(0), nil, func(c *task.Config) {
-		c.Snapshot = func(task.Request) json.RawMessage { return json.RawMessage(`{"planner":"rule","api_key":"[redacted]"}`) }
+		c.Snapshot = func(task.Request) json.RawMessage {
+			return json.RawMessage(`{"planner":"rule","api_key":"[redacted]"}`)
+		}
 	})
 	var task storage.Task
 	h.do("POST", "/v1/tasks", `{"goal":"  打开设置  "}`, &task)

@@ -20,7 +20,8 @@ import (
 // recorded after Last-Event-ID (or ?after=), then live ones as they are
 // recorded, until the task has ended. Each message's id is the event's Seq;
 // a "step_finished" message carries the whole step (with its Scene), a
-// "status" message {status, reason}. The last message is "end".
+// "status" message {status, cause, reason} under data. The last message is
+// "end".
 func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
 	ctx := r.Context()

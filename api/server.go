@@ -42,7 +42,7 @@ type Devices interface {
 // Config tunes the server. Start from Defaults.
 type Config struct {
 	// Token, when set, is required as "Authorization: Bearer <token>" on
-	// every /v1 endpoint.
+	// every /v1 endpoint but /v1/openapi.json and /v1/lifecycle.
 	Token string
 	// Planners are the planner names a task may ask for; the first is the
 	// default.

@@ -120,30 +120,26 @@ func Key(s string) string {
 	return b.String()
 }
 
-var index = func() map[string]*App {
-	m := make(map[string]*App)
-	for i := range Known {
-		for _, n := range Known[i].Names {
-			if _, dup := m[Key(n)]; !dup {
-				m[Key(n)] = &Known[i]
-			}
-		}
-	}
-	return m
-}()
+// index finds an app by any of its names (folded by Key), byPackage the
+// app a package belongs to (lower case).
+var (
+	index     = indexBy(func(a App) []string { return a.Names }, Key)
+	byPackage = indexBy(func(a App) []string { return a.Packages }, strings.ToLower)
+)
 
-// byPackage finds the app a package belongs to.
-var byPackage = func() map[string]*App {
+// indexBy maps every key of every app, folded, to the app; the first app
+// that lists a key keeps it.
+func indexBy(keys func(App) []string, fold func(string) string) map[string]*App {
 	m := make(map[string]*App)
 	for i := range Known {
-		for _, p := range Known[i].Packages {
-			if _, dup := m[strings.ToLower(p)]; !dup {
-				m[strings.ToLower(p)] = &Known[i]
+		for _, k := range keys(Known[i]) {
+			if _, dup := m[fold(k)]; !dup {
+				m[fold(k)] = &Known[i]
 			}
 		}
 	}
 	return m
-}()
+}
 
 // Lookup finds a well-known app by any of its names.
 func Lookup(name string) (App, bool) {

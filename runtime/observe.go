@@ -10,10 +10,10 @@ import (
 
 // observeRetries is the least number of tries a failed observation gets;
 // retrying goes on until WaitTimeout has passed. The Executor is the one
-// owner of dump retries (docs/ARCHITECTURE.md, "Who retries what"): a
-// driver reports one dump's failure (the accessibility service not idle
-// during an animation, a null root while a window is created) and does not
-// retry it itself.
+// owner of dump retries (docs/ARCHITECTURE.md, "Retries: one owner per kind
+// of failure"): a driver reports one dump's failure (the accessibility
+// service not idle during an animation, a null root while a window is
+// created) and does not retry it itself.
 const observeRetries = 5
 
 // observe reads the current Scene, retrying failed reads for up to
@@ -72,8 +72,8 @@ func (e *executor) takeLast() *scene.Scene {
 	return sc
 }
 
-// timed is the device as an Observer that keeps a running average of how
-// long one observation takes.
+// timed is the device's Scene reader, keeping a running average of how
+// long one observation takes (dumpLatency).
 func (e *executor) timed() timedObserver { return timedObserver{e} }
 
 type timedObserver struct{ e *executor }

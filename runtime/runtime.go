@@ -209,7 +209,7 @@ func (r *Runner) emit(e Event) {
 
 // Run drives the device toward goal and returns how the task ended. It never
 // loops forever: MaxSteps bounds it, and a cancelled ctx ends it promptly
-// with StatusCancelled.
+// as lifecycle.Cancelled.
 func (r *Runner) Run(ctx context.Context, goal string) Result {
 	res := Result{Started: r.clock.Now(), Steps: []plan.StepRecord{}}
 	r.emit(Event{Type: lifecycle.EventTaskStarted, Time: res.Started, Reason: goal})

@@ -55,7 +55,8 @@ type RecoverStore interface {
 	AppendEvent(ctx context.Context, e storage.Event) (storage.Event, error)
 }
 
-// interruptedReason is the reason of a task whose process died.
+// interruptedReason is the reason of a task whose process died or stopped
+// (the same words for a crash found at start and a shutdown).
 const interruptedReason = "phonepilot stopped while the task was running"
 
 // Recover ends the tasks that processes now gone left running or waiting:

@@ -113,7 +113,7 @@ var (
 // Why a running task's context ends.
 var (
 	errCancelled = errors.New("cancelled by request")
-	errStopped   = errors.New("phonepilot stopped while the task was running")
+	errStopped   = errors.New(interruptedReason)
 )
 
 // Service runs and records tasks. Create it with New, call Start (for a
@@ -396,15 +396,20 @@ func (s *Service) Cancel(ctx context.Context, id string) (storage.Task, error) {
 	case e.cancelled:
 		s.mu.Unlock()
 		return storage.Task{}, fmt.Errorf("task %s is already being cancelled: %w", id, ErrConflict)
-	case e.phase == phaseQueued:
+	case e.phase == phaseQueued && s.unqueueLocked(e):
+		// Still waiting in its queue: nobody will start it now.
 		e.cancelled = true
-		s.unqueueLocked(e)
 		delete(s.entries, id)
 		s.mu.Unlock()
 		return s.cancelStored(ctx, id)
+	case e.phase == phaseQueued:
+		// Its queue (or RunNow) is starting it; the start sees the cancel
+		// and stops the run at once.
+		e.cancelled = true
+	default:
+		e.cancelled = true
+		e.cancel(errCancelled)
 	}
-	e.cancelled = true
-	e.cancel(errCancelled)
 	s.mu.Unlock()
 	select {
 	case <-e.done:
@@ -454,17 +459,20 @@ func (s *Service) cancelStored(ctx context.Context, id string) (storage.Task, er
 	return t, nil
 }
 
-func (s *Service) unqueueLocked(e *entry) {
+// unqueueLocked takes a queued task out of its device's queue; false when
+// it is not there (its queue or RunNow has taken it to start it).
+func (s *Service) unqueueLocked(e *entry) bool {
 	q := s.queues[e.device]
 	if q == nil {
-		return
+		return false
 	}
 	for i, id := range q.pending {
 		if id == e.id {
 			q.pending = append(q.pending[:i], q.pending[i+1:]...)
-			return
+			return true
 		}
 	}
+	return false
 }
 
 // Close stops taking tasks, cancels running ones (they end interrupted;
@@ -585,7 +593,7 @@ func (s *Service) runOne(e *entry, open opener) (storage.Task, runtime.Result, e
 	s.mu.Lock()
 	e.phase, e.cancel, e.rec = phaseRunning, cancel, rec
 	switch {
-	case e.cancelled: // RunNow's ctx ended before the start
+	case e.cancelled: // cancelled while starting (a Cancel, or RunNow's ctx)
 		cancel(errCancelled)
 	case s.closed:
 		cancel(errStopped)

@@ -443,3 +443,101 @@ func TestEventsFromSubmissionOn(t *testing.T) {
 		t.Errorf("task_queued data %s: %+v, %v", events[0].Data, asked, err)
 	}
 }
+
+// lateEndStore writes a task's final status, then tells of it late, and
+// writes the final status event later still: the window in which a watch
+// sees the task ended but its last event not yet written.
+type lateEndStore struct {
+	storage.Store
+}
+
+func (l *lateEndStore) UpdateStatus(ctx context.Context, id string, c storage.Change) (storage.Task, error) {
+	t, err := l.Store.UpdateStatus(ctx, id, c)
+	if c.To.Terminal() {
+		time.Sleep(30 * time.Millisecond) // the recorder's wake-up comes after a poll
+	}
+	return t, err
+}
+
+func (l *lateEndStore) AppendEvent(ctx context.Context, e storage.Event) (storage.Event, error) {
+	var d StatusData
+	if e.Type == lifecycle.EventStatus && json.Unmarshal(e.Data, &d) == nil && d.Status.Terminal() {
+		time.Sleep(50 * time.Millisecond)
+	}
+	return l.Store.AppendEvent(ctx, e)
+}
+
+// A watch of a task this process runs hands over the final status event
+// even when it reads the task's final status well before that event is
+// written: it waits for the task's recorder, not for a quiet spell.
+func TestWatchWaitsForTheFinalEventOfItsOwnTask(t *testing.T) {
+	s := newService(t, &lateEndStore{Store: openStore(t)}, &stepRunner{steps: 1})
+	tk, err := s.Submit(t.Context(), Request{Goal: "g", Device: "sim", Planner: "rule"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last storage.Event
+	final, err := s.Watch(t.Context(), tk.ID, 0, func(e storage.Event) error { last = e; return nil })
+	if err != nil || final.Status != lifecycle.Completed {
+		t.Fatalf("watch: %s, %v", final.Status, err)
+	}
+	if !lastIsFinal([]storage.Event{last}) {
+		t.Errorf("the watch ended on %s %s, before the final status event", last.Type, last.Data)
+	}
+}
+
+// startGateStore holds a task's start (queued → running) after it is
+// written, until gate closes: the moment its device queue has taken the
+// task but has not marked it running in this process yet.
+type startGateStore struct {
+	storage.Store
+	started chan string
+	gate    chan struct{}
+}
+
+func (g *startGateStore) UpdateStatus(ctx context.Context, id string, c storage.Change) (storage.Task, error) {
+	t, err := g.Store.UpdateStatus(ctx, id, c)
+	if c.To == lifecycle.Running {
+		g.started <- id
+		<-g.gate
+	}
+	return t, err
+}
+
+// A cancel that arrives while the task's queue is starting it cancels it:
+// it is not refused as "running in another process".
+func TestCancelWhileStarting(t *testing.T) {
+	g := &startGateStore{Store: openStore(t), started: make(chan string, 1), gate: make(chan struct{})}
+	s := newService(t, g, &stepRunner{steps: 3, gate: make(chan struct{})})
+	tk, err := s.Submit(t.Context(), Request{Goal: "g", Device: "sim", Planner: "rule"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-g.started
+	type result struct {
+		t   storage.Task
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		got, err := s.Cancel(t.Context(), tk.ID)
+		done <- result{got, err}
+	}()
+	waitFor(t, "the cancel to be taken or answered", func() bool {
+		if len(done) > 0 {
+			return true
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		e := s.entries[tk.ID]
+		return e != nil && e.cancelled
+	})
+	close(g.gate)
+	r := <-done
+	if r.err != nil || r.t.Status != lifecycle.Cancelled {
+		t.Fatalf("cancel while starting = %s, %v; want the task cancelled", r.t.Status, r.err)
+	}
+	if got, _ := s.Get(t.Context(), tk.ID); got.Status != lifecycle.Cancelled || got.Cause != lifecycle.CauseCancelled {
+		t.Errorf("the task is %s (%s); want cancelled (cancelled)", got.Status, got.Cause)
+	}
+}

@@ -81,12 +81,19 @@ func (s *Service) Watch(ctx context.Context, id string, after int64, fn func(sto
 			var t storage.Task
 			if t, err = s.store.Task(ctx, id); err == nil && t.Status.Terminal() {
 				// The final status event is written just after the status
-				// itself; look again before ending.
-				if len(events) == 0 {
-					endedQuiet++
-				}
-				if lastIsFinal(events) || endedQuiet >= 2 || stopped {
+				// itself. This process's recorder of the task will write
+				// it (and wake us): wait for it. Of a task recorded
+				// elsewhere, end after two reads that found nothing new.
+				if lastIsFinal(events) || stopped {
 					return t, nil
+				}
+				if !s.recording(id) {
+					if len(events) == 0 {
+						endedQuiet++
+					}
+					if endedQuiet >= 2 {
+						return t, nil
+					}
 				}
 				select {
 				case <-ctx.Done():
@@ -111,6 +118,15 @@ func (s *Service) Watch(ctx context.Context, id string, after int64, fn func(sto
 		case <-s.stopped:
 		}
 	}
+}
+
+// recording reports whether this process still has records of the task to
+// write (its final status event among them).
+func (s *Service) recording(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.entries[id]
+	return ok
 }
 
 func lastIsFinal(events []storage.Event) bool {

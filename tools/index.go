@@ -23,3 +23,14 @@ func (i *Index) UnmarshalJSON(b []byte) error {
 	*i = Index(f)
 	return nil
 }
+
+// elementOnlySchema is the arguments' schema of a tool whose one argument
+// is the element it acts on (tap, long_press).
+const elementOnlySchema = `{
+  "type": "object",
+  "properties": {
+    "element": {"type": "integer", "minimum": 0, "description": "The [N] index of the element in the CURRENT screen listing."}
+  },
+  "required": ["element"],
+  "additionalProperties": false
+}`

@@ -21,15 +21,8 @@ type LongPressArgs struct {
 var longPressTool = &Tool{
 	name:        LongPress,
 	description: "Press and hold an element of the current screen for about 800 ms (opens context menus, starts selection). `element` is the [N] index shown in the CURRENT screen listing.",
-	schemaText: `{
-  "type": "object",
-  "properties": {
-    "element": {"type": "integer", "minimum": 0, "description": "The [N] index of the element in the CURRENT screen listing."}
-  },
-  "required": ["element"],
-  "additionalProperties": false
-}`,
-	example: Example{`{"element":7}`, `long-pressed [7] TextView "Mac mini M4 16GB"`},
+	schemaText:  elementOnlySchema,
+	example:     Example{`{"element":7}`, `long-pressed [7] TextView "Mac mini M4 16GB"`},
 	run: func(ctx context.Context, env *runEnv, c Call) (Result, error) {
 		res := Result{Element: env.el}
 		x, y := env.target.Center()

@@ -11,9 +11,8 @@ import (
 var registry = []*Tool{tapTool, longPressTool, typeTextTool, scrollTool, pressKeyTool, launchAppTool, waitTool, finishTaskTool}
 
 var (
-	byName  = map[string]*Tool{}
-	schemas = map[string]*schema{}
-	names   []string
+	byName = map[string]*Tool{}
+	names  []string
 )
 
 // init compiles each tool's schema once; a malformed literal is a
@@ -34,7 +33,6 @@ func init() {
 		t.spec = Spec{Name: t.name, Description: t.description, Schema: json.RawMessage(compact.Bytes())}
 		t.schema = sch
 		byName[t.name] = t
-		schemas[t.name] = sch
 		names = append(names, t.name)
 	}
 }

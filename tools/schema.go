@@ -145,11 +145,12 @@ func (e *ArgError) Permanent() bool { return true }
 // count as {} (so the message names the missing argument). It returns nil or
 // an *ArgError.
 func Validate(c Call) error {
-	sch, ok := schemas[c.Name]
+	t, ok := byName[c.Name]
 	if !ok {
 		return &ArgError{Tool: c.Name, Err: ErrUnknownTool,
 			Msg: fmt.Sprintf("unknown tool %q; valid tools: %s", c.Name, strings.Join(names, ", "))}
 	}
+	sch := t.schema
 	args, err := decodeArgs(c.Args)
 	if err != nil {
 		return &ArgError{Tool: c.Name, Msg: err.Error()}

@@ -16,15 +16,8 @@ type TapArgs struct {
 var tapTool = &Tool{
 	name:        Tap,
 	description: "Tap an element of the current screen. `element` is the [N] index shown in the CURRENT screen listing.",
-	schemaText: `{
-  "type": "object",
-  "properties": {
-    "element": {"type": "integer", "minimum": 0, "description": "The [N] index of the element in the CURRENT screen listing."}
-  },
-  "required": ["element"],
-  "additionalProperties": false
-}`,
-	example: Example{`{"element":4}`, `tapped [4] Button "Search"`},
+	schemaText:  elementOnlySchema,
+	example:     Example{`{"element":4}`, `tapped [4] Button "Search"`},
 	run: func(ctx context.Context, env *runEnv, c Call) (Result, error) {
 		res := Result{Element: env.el}
 		x, y := env.target.Center()

@@ -54,7 +54,7 @@ func TestSpecsFollowTheContract(t *testing.T) {
 		"wait": {"seconds"}, "finish_task": {"success", "reason"},
 	}
 	for name, want := range args {
-		if got := schemas[name].propOrder; strings.Join(got, ",") != strings.Join(want, ",") {
+		if got := byName[name].schema.propOrder; strings.Join(got, ",") != strings.Join(want, ",") {
 			t.Errorf("%s arguments = %v, want %v", name, got, want)
 		}
 	}

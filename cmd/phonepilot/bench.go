@@ -48,7 +48,8 @@ func newBenchCmd() *cobra.Command {
 		Short: "Compare settling with a fixed 1 s sleep after each action on the simulator",
 		Long: `Run "open Taobao and search Mac mini" (en) and "打开淘宝搜索Mac mini" (zh) on the
 in-process simulator for N seeds, once waiting for the screen to settle
-(two equal fingerprints, capped) and once sleeping a fixed delay after every
+(the first read that shows the expected outcome, else two equal
+fingerprints; capped) and once sleeping a fixed delay after every
 action instead (what agents such as Open-AutoGLM and droidrun do). A run
 succeeds when the simulator's own state shows last_search "Mac mini".
 

@@ -208,9 +208,8 @@ func runTask(cmd *cobra.Command, o runOptions, args []string) error {
 // recordedRun runs the task through a task service over the task database,
 // the same path a served task takes: created, started, every step and event
 // recorded, its end (with its cause) written. Tasks that dead `run`s left
-// running are interrupted first. A Ctrl-C (ctx) cancels the task; the
-// records are still written. (openStore has interrupted the tasks dead
-// processes left running.)
+// running are interrupted first (openStore does it). A Ctrl-C (ctx)
+// cancels the task; the records are still written.
 func recordedRun(ctx context.Context, cfg appConfig, req task.Request, dev device.Device, log *slog.Logger, runner task.Runner) (storage.Task, runtime.Result, error) {
 	bg := context.WithoutCancel(ctx)
 	store, err := openStore(bg, cfg.Storage.DB)

@@ -183,7 +183,8 @@ func dbLabel(spec string) string {
 	return spec
 }
 
-// runtimeRunner runs a task with the real runtime, recording it as it goes.
+// runtimeRunner runs a task with the real runtime and the task's planner;
+// its events go to emit, which the task service records.
 type runtimeRunner struct {
 	base    runtime.Config
 	planner plannerSpec // its Name is replaced by the task's

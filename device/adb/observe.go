@@ -28,8 +28,8 @@ const dumpFilePath = "/sdcard/window_dump.xml"
 // DumpError is a uiautomator dump that failed. It wraps the cause
 // (perception.ErrIdleState, perception.ErrNullRoot, or a parse error). The
 // driver does not retry a failed dump: the Executor owns dump retries
-// (docs/ARCHITECTURE.md, "Who retries what"), and an idle-state or null-root
-// failure is perception.Retryable for it to tell.
+// (docs/ARCHITECTURE.md, "Retries: one owner per kind of failure"), and an
+// idle-state or null-root failure is perception.Retryable for it to tell.
 type DumpError struct {
 	Err error
 }
