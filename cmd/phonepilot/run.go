@@ -148,12 +148,21 @@ func runTask(cmd *cobra.Command, o runOptions, args []string) error {
 	// The runtime's events go to the printer and, when recording, to the
 	// task service's recorder (set by the service for the run).
 	var record func(runtime.Event)
-	runner, err := runtime.New(rc, od.Device, planner, runtime.Options{Logger: log, OnEvent: func(e runtime.Event) {
-		pr.event(e)
-		if record != nil {
-			record(e)
-		}
-	}})
+	gate, err := cfg.gate()
+	if err != nil {
+		return exitWith(2, err)
+	}
+	// newRunner builds the loop; person is the task service's (nil without
+	// recording: nobody can be asked, so every confirmation is refused).
+	newRunner := func(person runtime.Person) (*runtime.Runner, error) {
+		return runtime.New(rc, od.Device, planner, runtime.Options{Logger: log, Gate: gate, Person: person, OnEvent: func(e runtime.Event) {
+			pr.event(e)
+			if record != nil {
+				record(e)
+			}
+		}})
+	}
+	runner, err := newRunner(nil)
 	if err != nil {
 		return exitWith(2, err)
 	}
@@ -168,9 +177,13 @@ func runTask(cmd *cobra.Command, o runOptions, args []string) error {
 		res = runner.Run(ctx, goal)
 	} else {
 		t, r, err := recordedRun(ctx, cfg, task.Request{Goal: goal, Device: od.Name, Planner: plannerName(spec.Name), MaxSteps: rc.MaxSteps},
-			od.Device, log, task.RunnerFunc(func(ctx context.Context, t storage.Task, _ device.Device, emit func(runtime.Event)) runtime.Result {
+			od.Device, log, task.RunnerFunc(func(ctx context.Context, t storage.Task, _ device.Device, emit func(runtime.Event), person runtime.Person) runtime.Result {
 				record = emit
 				pr.taskID(t.ID)
+				runner, err := newRunner(person)
+				if err != nil { // newRunner(nil) above took the same settings
+					return runtime.Result{Status: lifecycle.Failed, Cause: lifecycle.CauseStepFailed, Reason: err.Error()}
+				}
 				return runner.Run(ctx, t.Goal)
 			}))
 		if err != nil {
@@ -217,7 +230,19 @@ func recordedRun(ctx context.Context, cfg appConfig, req task.Request, dev devic
 		return storage.Task{}, runtime.Result{}, fmt.Errorf("open task database: %w", err)
 	}
 	defer store.Close()
-	svc, err := task.New(task.Config{Snapshot: cfg.snapshots(log), Logger: log}, store, nil, runner)
+	var svc *task.Service
+	tcfg := task.Config{Snapshot: cfg.snapshots(log), Logger: log,
+		ApprovalTimeout: cfg.Safety.ApprovalTimeout, AnswerTimeout: cfg.Safety.AnswerTimeout,
+		// Nobody is asked yet: every gated action is refused, so the
+		// task fails approval_denied with nothing bought or sent.
+		OnPending: func(id string, p storage.Pending) {
+			if p.Kind == lifecycle.PendingApproval {
+				_, _ = svc.Deny(bg, id, storage.ByCLI, "no terminal to ask")
+			} else {
+				_, _ = svc.Answer(bg, id, storage.ByCLI, "")
+			}
+		}}
+	svc, err = task.New(tcfg, store, nil, runner)
 	if err != nil {
 		return storage.Task{}, runtime.Result{}, err
 	}

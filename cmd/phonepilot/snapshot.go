@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"phonepilot/plan/ai"
+	"phonepilot/safety"
 	"phonepilot/storage"
 	"phonepilot/task"
 )
@@ -26,6 +27,15 @@ type taskSnapshot struct {
 	Sim     *simSnapshot     `json:"sim,omitempty"`
 	ADB     *adbSnapshot     `json:"adb,omitempty"`
 	Storage *storageSnapshot `json:"storage,omitempty"`
+	Safety  safetySnapshot   `json:"safety"`
+}
+
+// safetySnapshot is the gate's policy the task ran under (only the rules
+// the user set; every other category is confirm) and the waits for a person.
+type safetySnapshot struct {
+	safety.Policy
+	ApprovalTimeout duration `json:"approval_timeout"`
+	AnswerTimeout   duration `json:"answer_timeout"`
 }
 
 type runtimeSnapshot struct {
@@ -95,7 +105,17 @@ func snapshotFor(c appConfig, device, planner string) (json.RawMessage, error) {
 	if c.Storage.DB != "" {
 		s.Storage = &storageSnapshot{DB: c.Storage.DB}
 	}
+	s.Safety = safetySnapshot{Policy: c.Safety.Policy,
+		ApprovalTimeout: duration(orDefault(c.Safety.ApprovalTimeout, task.DefaultWaitTimeout)),
+		AnswerTimeout:   duration(orDefault(c.Safety.AnswerTimeout, task.DefaultWaitTimeout))}
 	return storage.RedactConfig(s)
+}
+
+func orDefault(d, def time.Duration) time.Duration {
+	if d <= 0 {
+		return def
+	}
+	return d
 }
 
 // snapshots gives the task service the snapshot of each task it creates.
