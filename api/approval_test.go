@@ -14,7 +14,6 @@ func TestDeviceState(t *testing.T) {
 	h := newHarness(t, newFakeRunner(1), nil)
 	task := h.create("open Taobao", "sim:a")
 	h.waitStatus(task.ID, lifecycle.Completed)
-	h.devices.phones["sim:a"].Tap(t.Context(), 1, 1)
 
 	var st struct {
 		Taps *int `json:"taps"`
