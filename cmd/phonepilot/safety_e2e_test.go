@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -162,18 +161,10 @@ type purchaseDoc struct {
 }
 
 // runPurchase runs the purchase goal with `run --json` and stdin not a
-// terminal (a pipe), and returns the exit status, the document and stderr.
+// terminal (capture makes it an empty pipe), and returns the exit status, the document and stderr.
 func runPurchase(t *testing.T, extra ...string) (int, purchaseDoc, string) {
 	t.Helper()
 	t.Setenv("PHONEPILOT_CONFIG", "")
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.Close()
-	old := os.Stdin
-	os.Stdin = r
-	defer func() { os.Stdin = old; r.Close() }()
 	args := append([]string{"run", "--json", "--db", filepath.Join(t.TempDir(), "tasks.db"), "--device", "sim"}, extra...)
 	code, out, stderr := capture(t, context.Background(), append(args, purchaseGoal)...)
 	var doc purchaseDoc
@@ -242,6 +233,12 @@ func TestRunAllowPayment(t *testing.T) {
 	}
 	if strings.Contains(stderr, "Approve?") || strings.Contains(stderr, "refused") {
 		t.Errorf("--allow payment still asked or refused:\n%s", stderr)
+	}
+	// The flag is the person's yes for this run: it overrides the file's
+	// payment = "deny" too.
+	deny := writeFile(t, "[safety]\npayment = \"deny\"\n")
+	if code, doc, _ := runPurchase(t, "--config", deny, "--allow", "payment"); code != 0 || len(simOrders(t, doc.DeviceState)) != 1 {
+		t.Errorf("--allow payment over payment = \"deny\": exit %d, %s (%s)", code, doc.Status, doc.Cause)
 	}
 	// Another category does not let a payment through; a wrong name is usage.
 	if code, doc, _ := runPurchase(t, "--allow", "send"); code != exitFailed || len(simOrders(t, doc.DeviceState)) != 0 {
