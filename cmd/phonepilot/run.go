@@ -85,8 +85,10 @@ log out, install, call: the safety gate's categories) wait for a person:
 on a terminal run shows the action (element, label, category, reason) and
 asks "Approve? [y/N]" (and reads a line to answer a question the planner
 asks); without a terminal (stdin not a TTY) it refuses, and the task fails
-with cause approval_denied. --allow CATEGORY[,…] lets the named categories
-through for this run without asking (docs/safety.md).
+with cause approval_denied. With --no-record there is no task to wait in,
+so gated actions are refused even on a terminal. --allow CATEGORY[,…] lets
+the named categories through for this run without asking, over the
+[safety] rules of phonepilot.toml (docs/safety.md).
 
 Exit status: 0 completed, 1 failed (goal not reached), 2 bad usage,
 3 the device vanished or stopped answering (cause device_gone),
