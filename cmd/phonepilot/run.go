@@ -19,6 +19,7 @@ import (
 	"phonepilot/device"
 	"phonepilot/plan"
 	"phonepilot/runtime"
+	"phonepilot/safety"
 	"phonepilot/storage"
 	"phonepilot/task"
 	"phonepilot/task/lifecycle"
@@ -55,6 +56,7 @@ type runOptions struct {
 	noRecord bool
 	device   string
 	dev      deviceOptions
+	allow    []string
 }
 
 func newRunCmd() *cobra.Command {
@@ -78,13 +80,24 @@ or OPENAI_API_KEY.
 The task is recorded (unless --no-record) and its id printed first, so
 "phonepilot show ID" (or a unique prefix of it) finds it afterwards.
 
+Actions that cannot be undone (pay, buy, send, delete, grant a permission,
+log out, install, call: the safety gate's categories) wait for a person:
+on a terminal run shows the action (element, label, category, reason) and
+asks "Approve? [y/N]" (and reads a line to answer a question the planner
+asks); without a terminal (stdin not a TTY) it refuses, and the task fails
+with cause approval_denied (also with --no-record, where the terminal is
+asked directly). --allow CATEGORY[,…] lets
+the named categories through for this run without asking, over the
+[safety] rules of phonepilot.toml (docs/safety.md).
+
 Exit status: 0 completed, 1 failed (goal not reached), 2 bad usage,
 3 the device vanished or stopped answering (cause device_gone),
 130 cancelled (Ctrl-C).`,
 		Example: `  phonepilot run --device sim "open Taobao and search Mac mini"
   phonepilot run --device sim --sim-locale zh "打开淘宝搜索Mac mini"
   phonepilot run --device adb --planner ai --provider anthropic "turn on dark theme"
-  phonepilot run --json --sim-profile realistic "open Taobao and search Mac mini"`,
+  phonepilot run --json --sim-profile realistic "open Taobao and search Mac mini"
+  phonepilot run --allow payment "open Taobao, search Mac mini, tap Mac mini Limited Edition Silver, tap Buy now, tap Pay"`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runTask(cmd, o, args)
@@ -104,6 +117,7 @@ Exit status: 0 completed, 1 failed (goal not reached), 2 bad usage,
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "log debug lines to stderr")
 	f.String("db", "", dbFlagHelp)
 	f.BoolVar(&o.noRecord, "no-record", false, "do not record the task in the database")
+	f.StringSliceVar(&o.allow, "allow", nil, "let these gated categories through for this run without asking: "+categoryList()+" (comma separated)")
 	return cmd
 }
 
@@ -117,6 +131,14 @@ func runTask(cmd *cobra.Command, o runOptions, args []string) error {
 		return exitWith(2, errors.New(`give a goal, for example: phonepilot run --device sim "open Taobao and search Mac mini"`))
 	}
 	cfg, rc, err := commandConfig(cmd.Flags(), o.config)
+	if err != nil {
+		return exitWith(2, err)
+	}
+	allow, err := parseAllow(o.allow)
+	if err != nil {
+		return exitWith(2, err)
+	}
+	gate, err := safety.New(allowCategories(cfg.Safety.Policy, allow))
 	if err != nil {
 		return exitWith(2, err)
 	}
@@ -148,12 +170,8 @@ func runTask(cmd *cobra.Command, o runOptions, args []string) error {
 	// The runtime's events go to the printer and, when recording, to the
 	// task service's recorder (set by the service for the run).
 	var record func(runtime.Event)
-	gate, err := cfg.gate()
-	if err != nil {
-		return exitWith(2, err)
-	}
-	// newRunner builds the loop; person is the task service's (nil without
-	// recording: nobody can be asked, so every confirmation is refused).
+	// newRunner builds the loop; person is the task service's when the task
+	// is recorded, else the person at the terminal directly.
 	newRunner := func(person runtime.Person) (*runtime.Runner, error) {
 		return runtime.New(rc, od.Device, planner, runtime.Options{Logger: log, Gate: gate, Person: person, OnEvent: func(e runtime.Event) {
 			pr.event(e)
@@ -162,7 +180,10 @@ func runTask(cmd *cobra.Command, o runOptions, args []string) error {
 			}
 		}})
 	}
-	runner, err := newRunner(nil)
+	p := newPerson(cmd, pr.stopSpinner)
+	// Without a task to wait in (--no-record) the runtime asks the person
+	// directly.
+	runner, err := newRunner(directPerson{p})
 	if err != nil {
 		return exitWith(2, err)
 	}
@@ -177,11 +198,13 @@ func runTask(cmd *cobra.Command, o runOptions, args []string) error {
 		res = runner.Run(ctx, goal)
 	} else {
 		t, r, err := recordedRun(ctx, cfg, task.Request{Goal: goal, Device: od.Name, Planner: plannerName(spec.Name), MaxSteps: rc.MaxSteps},
-			od.Device, log, task.RunnerFunc(func(ctx context.Context, t storage.Task, _ device.Device, emit func(runtime.Event), person runtime.Person) runtime.Result {
+			od.Device, log, p, task.RunnerFunc(func(ctx context.Context, t storage.Task, _ device.Device, emit func(runtime.Event), person runtime.Person) runtime.Result {
 				record = emit
 				pr.taskID(t.ID)
+				// The task service is the person the runtime turns to: the
+				// task waits, and the person at the terminal decides.
 				runner, err := newRunner(person)
-				if err != nil { // newRunner(nil) above took the same settings
+				if err != nil { // newRunner above took the same settings
 					return runtime.Result{Status: lifecycle.Failed, Cause: lifecycle.CauseStepFailed, Reason: err.Error()}
 				}
 				return runner.Run(ctx, t.Goal)
@@ -223,7 +246,7 @@ func runTask(cmd *cobra.Command, o runOptions, args []string) error {
 // recorded, its end (with its cause) written. Tasks that dead `run`s left
 // running are interrupted first (openStore does it). A Ctrl-C (ctx)
 // cancels the task; the records are still written.
-func recordedRun(ctx context.Context, cfg appConfig, req task.Request, dev device.Device, log *slog.Logger, runner task.Runner) (storage.Task, runtime.Result, error) {
+func recordedRun(ctx context.Context, cfg appConfig, req task.Request, dev device.Device, log *slog.Logger, p *person, runner task.Runner) (storage.Task, runtime.Result, error) {
 	bg := context.WithoutCancel(ctx)
 	store, err := openStore(bg, cfg.Storage.DB)
 	if err != nil {
@@ -233,15 +256,9 @@ func recordedRun(ctx context.Context, cfg appConfig, req task.Request, dev devic
 	var svc *task.Service
 	tcfg := task.Config{Snapshot: cfg.snapshots(log), Logger: log,
 		ApprovalTimeout: cfg.Safety.ApprovalTimeout, AnswerTimeout: cfg.Safety.AnswerTimeout,
-		// Nobody is asked yet: every gated action is refused, so the
-		// task fails approval_denied with nothing bought or sent.
-		OnPending: func(id string, p storage.Pending) {
-			if p.Kind == lifecycle.PendingApproval {
-				_, _ = svc.Deny(bg, id, storage.ByCLI, "no terminal to ask")
-			} else {
-				_, _ = svc.Answer(bg, id, storage.ByCLI, "")
-			}
-		}}
+		// The task waits for a person: p asks on the terminal, or refuses
+		// when there is none (nothing is bought or sent).
+		OnPending: func(id string, pd storage.Pending) { p.decide(bg, svc, id, pd) }}
 	svc, err = task.New(tcfg, store, nil, runner)
 	if err != nil {
 		return storage.Task{}, runtime.Result{}, err
