@@ -111,6 +111,8 @@ type Phone struct {
 	files    map[string]*memFile
 	dumps    int
 	orderSeq int
+	codeSeq  int      // verification codes sent (Taobao's login)
+	granted  []grant  // permissions granted, in order
 	shot     lastShot // the last rendering, reused while the screen is unchanged
 }
 
@@ -171,6 +173,8 @@ func (p *Phone) resetLocked() {
 	p.files = newFiles()
 	p.dumps = 0
 	p.orderSeq = 0
+	p.codeSeq = 0
+	p.granted = nil
 }
 
 // Model names the phone for the adb banner (ro.product.name, .model, .device).
@@ -278,6 +282,11 @@ func (p *Phone) launch(a app) {
 	p.fg = a.pkg()
 	p.touchRecent(a.pkg())
 	a.start(!running)
+	if !running && p.prof.inject && a.pkg() == deskClockPkg {
+		// The injected profile: Clock greets a cold start with the fake
+		// "System update" dialog.
+		p.showFakeUpdate(a.pkg())
+	}
 }
 
 func (p *Phone) touchRecent(pkg string) {
@@ -565,7 +574,7 @@ func (p *Phone) settle(now time.Time) {
 func (p *Phone) buildWindows(now time.Time) []*node {
 	c := p.ui(now)
 	var ws []*node
-	if p.popup != nil && !p.popup.ad {
+	if p.popup != nil && !p.popup.ad && !p.popup.fake {
 		ws = append(ws, p.permissionWindow(c))
 	}
 	ws = append(ws, p.statusBar(c), p.navBar(c))
@@ -596,6 +605,9 @@ func (p *Phone) appWindow(c *ui) *node {
 	kids := a.build(c)
 	if p.popup != nil && p.popup.ad {
 		kids = append(kids, p.adPopup(c))
+	}
+	if p.popup != nil && p.popup.fake && p.popup.pkg == a.pkg() {
+		kids = append(kids, p.fakeUpdateDialog(c))
 	}
 	return windowRoot(a.pkg(), full, c.content, a.background(c), kids...)
 }
