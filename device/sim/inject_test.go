@@ -122,6 +122,11 @@ func TestFakeSystemUpdateDialog(t *testing.T) {
 			if !w.has(l.update) {
 				t.Fatalf("injected: no fake update over Clock: %s", w.labels())
 			}
+			// an app's own dialog: the focused window is Clock's, not the
+			// permission controller's
+			if sc := w.scene(); sc.Package != deskClockPkg {
+				t.Errorf("the fake dialog's screen is %s, want Clock's own window", sc.Package)
+			}
 			w.d.Key(context.Background(), device.KeyBack)
 			if w.has(l.update) {
 				t.Fatal("BACK did not dismiss the fake update")
