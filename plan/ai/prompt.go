@@ -2,6 +2,7 @@ package ai
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -27,6 +28,14 @@ Rules:
 4. When the current screen shows the goal is reached, call finish_task with success=true. When it cannot be reached (app missing, login or payment required, no way forward), call finish_task with success=false and a short reason.
 5. Never pay, buy, order, delete, send, post or share anything beyond what the goal explicitly asks. If reaching the goal would need it, call finish_task with success=false and say why.
 6. If a step failed or did not change the screen, do something different instead of repeating it.`
+
+// screenTag matches the fence's tags, however spelled.
+var screenTag = regexp.MustCompile(`(?i)<(\s*/?\s*screen\s*)>`)
+
+// fenced keeps screen text inside its fence: a label that spells
+// "</screen>" (an app can show any text) cannot end the data early and
+// pose as the prompt; its angle brackets become ‹ ›.
+func fenced(listing string) string { return screenTag.ReplaceAllString(listing, "‹$1›") }
 
 // maxSummaryLines bounds the text summary of steps older than the recent
 // window; the oldest beyond it are only counted.
@@ -96,7 +105,7 @@ func buildMessages(in plan.Input, recent int, cur turn) []Message {
 	if in.Stuck != "" {
 		fmt.Fprintf(&now, "Note: you seem to be going in circles (%s). Try a different way, or finish_task if the goal cannot be reached.\n", in.Stuck)
 	}
-	fmt.Fprintf(&now, "Current screen (use only these [N] indices):\n<screen>\n%s\n</screen>\n", strings.TrimRight(cur.listing, "\n"))
+	fmt.Fprintf(&now, "Current screen (use only these [N] indices):\n<screen>\n%s\n</screen>\n", fenced(strings.TrimRight(cur.listing, "\n")))
 	if cur.imageNote != "" {
 		fmt.Fprintf(&now, "Screenshot: %s\n", cur.imageNote)
 	}
