@@ -136,7 +136,7 @@ func runTask(cmd *cobra.Command, o runOptions, args []string) error {
 	if err != nil {
 		return exitWith(2, err)
 	}
-	gate, err := safety.New(allowCategories(safety.Policy{}, allow))
+	gate, err := safety.New(allowCategories(cfg.Safety.Policy, allow))
 	if err != nil {
 		return exitWith(2, err)
 	}
@@ -249,7 +249,8 @@ func recordedRun(ctx context.Context, cfg appConfig, req task.Request, dev devic
 		return storage.Task{}, runtime.Result{}, fmt.Errorf("open task database: %w", err)
 	}
 	defer store.Close()
-	tcfg := task.Config{Snapshot: cfg.snapshots(log), Logger: log}
+	tcfg := task.Config{Snapshot: cfg.snapshots(log), Logger: log,
+		ApprovalTimeout: cfg.Safety.ApprovalTimeout, AnswerTimeout: cfg.Safety.AnswerTimeout}
 	var svc *task.Service
 	if p != nil {
 		// The task waits for a person: p asks on the terminal, or refuses.

@@ -116,7 +116,13 @@ func runServe(cmd *cobra.Command, o serveOptions, ready serveReady) error {
 			acfg.Planners = append(acfg.Planners, p)
 		}
 	}
-	svc, err := task.New(task.Config{Snapshot: cfg.snapshots(log), Logger: log}, store, devices, &runtimeRunner{base: rc, planner: spec, log: log})
+	gate, err := cfg.gate()
+	if err != nil {
+		return exitWith(2, err)
+	}
+	svc, err := task.New(task.Config{Snapshot: cfg.snapshots(log), Logger: log,
+		ApprovalTimeout: cfg.Safety.ApprovalTimeout, AnswerTimeout: cfg.Safety.AnswerTimeout},
+		store, devices, &runtimeRunner{base: rc, planner: spec, log: log, gate: gate})
 	if err != nil {
 		return exitWith(2, err)
 	}
@@ -189,6 +195,9 @@ type runtimeRunner struct {
 	base    runtime.Config
 	planner plannerSpec // its Name is replaced by the task's
 	log     *slog.Logger
+	// gate is asked before every action (nil: the default policy,
+	// confirm every category); the task service's person decides.
+	gate runtime.Gate
 }
 
 var _ task.Runner = (*runtimeRunner)(nil)
@@ -205,7 +214,7 @@ func (r *runtimeRunner) Run(ctx context.Context, t storage.Task, dev device.Devi
 	if err != nil {
 		return runtime.Result{Status: lifecycle.Failed, Cause: lifecycle.CauseModelError, Reason: err.Error()}
 	}
-	runner, err := runtime.New(cfg, deviceOf(dev), planner, runtime.Options{Logger: log, OnEvent: emit, Person: person})
+	runner, err := runtime.New(cfg, deviceOf(dev), planner, runtime.Options{Logger: log, OnEvent: emit, Gate: r.gate, Person: person})
 	if err != nil {
 		return runtime.Result{Status: lifecycle.Failed, Cause: lifecycle.CauseStepFailed, Reason: err.Error()}
 	}
