@@ -40,8 +40,13 @@ func newServeCmd() *cobra.Command {
 		Short: "Serve the HTTP API and the live web page",
 		Long: `Serve the JSON API (POST /v1/tasks, GET /v1/tasks, /v1/tasks/{id},
 /v1/tasks/{id}/steps, /v1/tasks/{id}/events (server-sent events),
-POST /v1/tasks/{id}/cancel, GET /v1/devices, /healthz, /v1/openapi.json) and
-the web page at /, which starts tasks and follows them live.
+POST /v1/tasks/{id}/cancel, /approve, /deny, /answer, GET /v1/devices,
+/v1/devices/{id}/state, /healthz, /v1/openapi.json) and the web page at /,
+which starts tasks and follows them live.
+
+A task whose next action the safety gate stops (pay, send, delete…) waits in
+waiting_approval with its pending action until a client approves or denies
+it; a question of the planner waits in waiting_user for an answer.
 
 Tasks run one at a time per device, in order; tasks on different devices run
 at once. Devices: sim or sim:NAME (an in-process simulated phone per NAME,
