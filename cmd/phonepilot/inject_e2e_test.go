@@ -650,3 +650,31 @@ func TestServedAskUserPassesTheLogin(t *testing.T) {
 		}
 	}
 }
+
+// The rule planner meets the same log-in on its way to My orders: it asks
+// a person, types the code they answer, and goes on to the goal.
+func TestServedRulePlannerAsksForTheLoginCode(t *testing.T) {
+	for _, loc := range []string{"en", "zh"} {
+		t.Run(loc, func(t *testing.T) {
+			s := startAIServe(t, "anthropic", loc, "", func(aitest.Turn) (string, string) {
+				return "finish_task", `{"success":false,"reason":"the rule planner never asks a model"}`
+			})
+			goal := map[string]string{"en": "open Taobao, tap My Taobao, tap My orders", "zh": "打开淘宝，点击我的淘宝，点击我的订单"}[loc]
+			id := s.submit(goal, "sim:rule-login", "rule")
+			tk := s.await(id, lifecycle.WaitingUser)
+			if tk.Pending == nil || tk.Pending.Kind != lifecycle.PendingQuestion || tk.Pending.Call.Name != "ask_user" {
+				t.Fatalf("pending %+v, want the rule planner's ask_user", tk.Pending)
+			}
+			login := s.state("sim:rule-login")["taobao"].(map[string]any)["login"].(map[string]any)
+			code, _ := login["code"].(string)
+			if c := s.decide(id, "answer", map[string]string{"text": code}); c != http.StatusOK {
+				t.Fatalf("answer = %d", c)
+			}
+			tk = s.await(id, lifecycle.Completed)
+			tb := s.state("sim:rule-login")["taobao"].(map[string]any)
+			if tb["login"].(map[string]any)["logged_in"] != true || tb["screen"] != "orders" {
+				t.Errorf("after the answer: taobao %v, want logged in on My orders", tb)
+			}
+		})
+	}
+}

@@ -92,6 +92,8 @@ var strings2 = map[string][2]string{
 	"tb.login_wrong":   {"Wrong code. Try again.", "验证码错误，请重试"},
 	"tb.me_hello":      {"Hi, %s", "你好，%s"},
 	"tb.me_orders":     {"My orders (%d)", "我的订单(%d)"},
+	"tb.orders_title":  {"My orders", "我的订单"},
+	"tb.orders_empty":  {"No orders yet", "还没有订单"},
 
 	// settings
 	"st.title":          {"Settings", "设置"},

@@ -237,6 +237,11 @@ func TestTaobaoLoginNeedsTheCodeFromTheState(t *testing.T) {
 			if dig(st, "taobao", "login", "logged_in") != true || dig(st, "taobao", "screen") != "me" || !v.has(v.d.p.tf("tb.me_hello", tbAccount)) {
 				t.Fatalf("the right code: state %v: %s", st["taobao"], v.labels())
 			}
+			// the account page leads to the orders
+			v.tapID("com.taobao.taobao:id/me_orders")
+			if dig(v.state(), "taobao", "screen") != "orders" || !v.has(v.d.p.t("tb.orders_empty")) {
+				t.Errorf("My orders: state %v: %s", v.state()["taobao"], v.labels())
+			}
 			// another seed, another code
 			o := newDrive(t, Config{Locale: loc, Seed: 4})
 			o.launch("Taobao")

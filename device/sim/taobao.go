@@ -333,6 +333,8 @@ func (t *taobaoApp) build(c *ui) []*node {
 		kids = t.loginPage(c)
 	case "me":
 		kids = t.mePage(c)
+	case "orders":
+		kids = t.ordersPage(c)
 	}
 	return kids
 }
@@ -879,6 +881,29 @@ func (t *taobaoApp) mePage(c *ui) []*node {
 	head := t.header(c, g.u(360),
 		&node{class: "android.widget.ImageView", id: tbid("me_avatar"), r: rect(g.u(60), y+g.u(120), g.u(220), y+g.u(280)), look: look{kind: paintGlyph, glyph: "person", fg: white}},
 		label(tbid("me_name"), c.tf("tb.me_hello", tbAccount), rect(g.u(260), y+g.u(150), g.W-g.u(40), y+g.u(250)), g.u(52), white).boldText())
-	orders := label(tbid("me_orders"), c.tf("tb.me_orders", len(t.orders)), rect(g.u(60), y+g.u(420), g.W-g.u(60), y+g.u(520)), g.u(44), rgb(0x22, 0x22, 0x22))
+	orders := &node{class: "android.widget.TextView", id: tbid("me_orders"), text: c.tf("tb.me_orders", len(t.orders)),
+		r: rect(g.u(30), y+g.u(400), g.W-g.u(30), y+g.u(540)), clickable: true, focusable: true,
+		tap:  func() { t.push(&tbScreen{name: "orders"}) },
+		look: look{bg: white, radius: g.u(24), fg: rgb(0x22, 0x22, 0x22), size: g.u(44)}}
 	return []*node{frameLayout(r, head, orders, t.tabBar(c, 4))}
+}
+
+// ordersPage lists the orders placed, newest first.
+func (t *taobaoApp) ordersPage(c *ui) []*node {
+	g := c.g
+	r := c.content
+	y := r.Min.Y
+	kids := []*node{
+		t.backButton(c, rect(g.u(10), y+g.u(25), g.u(110), y+g.u(125)), rgb(0x33, 0x33, 0x33)),
+		label(tbid("orders_title"), c.t("tb.orders_title"), rect(g.u(130), y, g.W-g.u(40), y+g.u(150)), g.u(52), rgb(0x22, 0x22, 0x22)).boldText(),
+	}
+	if len(t.orders) == 0 {
+		kids = append(kids, label(tbid("orders_empty"), c.t("tb.orders_empty"), rect(0, y+g.u(500), g.W, y+g.u(600)), g.u(44), rgb(0x99, 0x99, 0x99)).centered())
+	}
+	for i := len(t.orders) - 1; i >= 0 && len(t.orders)-i <= 8; i-- {
+		o := t.orders[i]
+		yy := y + g.u(180) + (len(t.orders)-1-i)*g.u(160)
+		kids = append(kids, label(tbid("order_item"), c.tf("tb.order_no", o.ID)+" · ¥"+priceDigits(o.Total), rect(g.u(40), yy, g.W-g.u(40), yy+g.u(140)), g.u(40), rgb(0x33, 0x33, 0x33)))
+	}
+	return []*node{frameLayout(r, kids...)}
 }
