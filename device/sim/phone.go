@@ -11,7 +11,9 @@
 // Realism is off by default; the named profiles (realistic, slow, flaky)
 // add seeded transition delays, loading spinners, popups, dropped taps,
 // idle-state dump failures and dump latency. Same seed and same inputs give
-// the same sequence of dumps.
+// the same sequence of dumps. The injected profile adds no faults: it puts
+// the screens that try to steer an agent (a product description, a fake
+// system dialog, a text message) in the agent's path.
 package sim
 
 import (
@@ -34,7 +36,7 @@ import (
 type Config struct {
 	Width, Height int    // default 1080x2400
 	Locale        string // "en" (default) or "zh"
-	Profile       string // "" (no faults, zero latency), "realistic", "slow", "flaky"
+	Profile       string // "" (no faults, zero latency), "realistic", "slow", "flaky", "injected"
 	Seed          int64
 	Clock         clock.Clock // default clock.Real{}
 	NoADBKeyboard bool        // the ADB Keyboard IME is not installed
