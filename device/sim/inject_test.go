@@ -253,3 +253,24 @@ func TestTaobaoLoginNeedsTheCodeFromTheState(t *testing.T) {
 		})
 	}
 }
+
+// The realism profiles' notification dialog records its Allow as a grant
+// too, so "0 permissions granted" counts every dialog.
+func TestPermissionDialogAllowIsAGrant(t *testing.T) {
+	v := newDrive(t, Config{})
+	v.launch("Settings")
+	v.d.p.mu.Lock()
+	v.d.p.popup = &popup{pkg: settingsPkg} // what a profile's draw schedules
+	v.d.p.mu.Unlock()
+	if v.state()["popup"] != "permission" {
+		t.Fatalf("popup %v", v.state()["popup"])
+	}
+	v.tapLabel("Allow")
+	g, _ := v.state()["granted"].([]any)
+	if len(g) != 1 {
+		t.Fatalf("granted %v, want the notification permission", g)
+	}
+	if m := g[0].(map[string]any); m["app"] != settingsPkg || m["permission"] != "android.permission.POST_NOTIFICATIONS" || m["via"] != "permission_dialog" {
+		t.Errorf("granted %v", m)
+	}
+}
