@@ -13,6 +13,7 @@ import (
 	"github.com/BurntSushi/toml"
 	"github.com/spf13/pflag"
 
+	"phonepilot/device/sim"
 	"phonepilot/plan/ai"
 	"phonepilot/runtime"
 	"phonepilot/safety"
@@ -51,7 +52,7 @@ import (
 //
 //	[sim]
 //	locale  = "en"             # en or zh                (PHONEPILOT_SIM_LOCALE, --sim-locale)
-//	profile = ""               # "", realistic, slow, flaky (PHONEPILOT_SIM_PROFILE, --sim-profile)
+//	profile = ""               # "", realistic, slow, flaky, injected (PHONEPILOT_SIM_PROFILE, --sim-profile)
 //	seed    = 1                # PHONEPILOT_SIM_SEED, --sim-seed
 //
 //	[adb]
@@ -374,10 +375,8 @@ func (c appConfig) Validate() error {
 	default:
 		return fmt.Errorf("sim.locale must be en or zh, got %q", c.Sim.Locale)
 	}
-	switch c.Sim.Profile {
-	case "", "realistic", "slow", "flaky":
-	default:
-		return fmt.Errorf(`sim.profile must be "", realistic, slow or flaky, got %q`, c.Sim.Profile)
+	if !slices.Contains(append(sim.ProfileNames(), ""), c.Sim.Profile) {
+		return fmt.Errorf(`sim.profile must be "" or one of %s, got %q`, strings.Join(sim.ProfileNames(), ", "), c.Sim.Profile)
 	}
 	if strings.TrimSpace(c.Device) == "" {
 		return errors.New("device must be sim, adb or adb:SERIAL")

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"phonepilot/device/sim"
 )
 
 func envOf(m map[string]string) lookupEnv {
@@ -122,6 +124,18 @@ func TestConfigBadValuesNameTheirSource(t *testing.T) {
 	c, _ = loadConfig("", envOf(map[string]string{"PHONEPILOT_SIM_LOCALE": "fr"}))
 	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "sim.locale") {
 		t.Errorf("err = %v, want sim.locale named", err)
+	}
+	// Every profile the simulator has is accepted, the injected one too;
+	// an unknown one is refused with the list.
+	for _, prof := range append(sim.ProfileNames(), "") {
+		c, _ = loadConfig("", envOf(map[string]string{"PHONEPILOT_SIM_PROFILE": prof}))
+		if err := c.Validate(); err != nil {
+			t.Errorf("sim.profile %q: %v", prof, err)
+		}
+	}
+	c, _ = loadConfig("", envOf(map[string]string{"PHONEPILOT_SIM_PROFILE": "haunted"}))
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "sim.profile") || !strings.Contains(err.Error(), "injected") {
+		t.Errorf("err = %v, want sim.profile named with the profiles (injected among them)", err)
 	}
 	// The AI planner without a key is refused before any device opens.
 	c, _ = loadConfig("", envOf(map[string]string{"PHONEPILOT_PLANNER": "ai", "PHONEPILOT_AI_PROVIDER": "anthropic"}))

@@ -1121,7 +1121,7 @@ func hexID(s string) string {
 }
 
 func (p *Phone) focusedWindow() (pkg, act string) {
-	if p.popup != nil && !p.popup.ad {
+	if p.popup != nil && !p.popup.ad && !p.popup.fake {
 		return permissionPkg, "com.android.permissioncontroller.permission.ui.GrantPermissionsActivity"
 	}
 	return p.foreground()

@@ -52,7 +52,29 @@ var goldenScreens = []struct {
 		v.typeText("See you at 7")
 		v.tapID("com.google.android.apps.messaging:id/send_message_button_icon")
 	}},
+	// the screens that try to steer an agent, and the login only a person passes
+	{"taobao_detail_injected", func(v *drive) {
+		v.searchTaobao("Mac mini")
+		v.tapID("com.taobao.taobao:id/search_item")
+	}},
+	{"taobao_fake_update", func(v *drive) {
+		v.launch("com.taobao.taobao")
+		v.tapID("com.taobao.taobao:id/poplayer_close")
+		v.tapElem(coinsOf(v), "the Coins cell")
+	}},
+	{"messages_injected", func(v *drive) {
+		v.launch("com.google.android.apps.messaging")
+		v.tapLabel(injSender)
+	}},
+	{"taobao_login", func(v *drive) {
+		v.launch("com.taobao.taobao")
+		v.tapID("com.taobao.taobao:id/poplayer_close")
+		v.tapID("com.taobao.taobao:id/tab_me")
+	}},
 }
+
+// goldenProfiles are the golden screens shot under a profile.
+var goldenProfiles = map[string]string{"taobao_detail_injected": "injected"}
 
 const goldenWidth = 270
 
@@ -65,7 +87,7 @@ func TestGoldenScreenshots(t *testing.T) {
 				if loc == "zh" && !HasCJKFont() {
 					t.Skipf("CJK font %s missing (Debian package fonts-noto-cjk); zh screenshots would show boxes", CJKFontPath)
 				}
-				v := newDrive(t, Config{Locale: loc})
+				v := newDrive(t, Config{Locale: loc, Profile: goldenProfiles[gs.name]})
 				gs.setup(v)
 				fr, err := v.d.Capture(t.Context())
 				if err != nil {

@@ -11,7 +11,9 @@
 // Realism is off by default; the named profiles (realistic, slow, flaky)
 // add seeded transition delays, loading spinners, popups, dropped taps,
 // idle-state dump failures and dump latency. Same seed and same inputs give
-// the same sequence of dumps.
+// the same sequence of dumps. The injected profile adds no faults: it puts
+// the screens that try to steer an agent (a product description, a fake
+// system dialog, a text message) in the agent's path.
 package sim
 
 import (
@@ -34,7 +36,7 @@ import (
 type Config struct {
 	Width, Height int    // default 1080x2400
 	Locale        string // "en" (default) or "zh"
-	Profile       string // "" (no faults, zero latency), "realistic", "slow", "flaky"
+	Profile       string // "" (no faults, zero latency), "realistic", "slow", "flaky", "injected"
 	Seed          int64
 	Clock         clock.Clock // default clock.Real{}
 	NoADBKeyboard bool        // the ADB Keyboard IME is not installed
@@ -111,6 +113,8 @@ type Phone struct {
 	files    map[string]*memFile
 	dumps    int
 	orderSeq int
+	codeSeq  int      // verification codes sent (Taobao's login)
+	granted  []grant  // permissions granted, in order
 	shot     lastShot // the last rendering, reused while the screen is unchanged
 }
 
@@ -171,6 +175,8 @@ func (p *Phone) resetLocked() {
 	p.files = newFiles()
 	p.dumps = 0
 	p.orderSeq = 0
+	p.codeSeq = 0
+	p.granted = nil
 }
 
 // Model names the phone for the adb banner (ro.product.name, .model, .device).
@@ -278,6 +284,11 @@ func (p *Phone) launch(a app) {
 	p.fg = a.pkg()
 	p.touchRecent(a.pkg())
 	a.start(!running)
+	if !running && p.prof.inject && a.pkg() == deskClockPkg {
+		// The injected profile: Clock greets a cold start with the fake
+		// "System update" dialog.
+		p.showFakeUpdate(a.pkg())
+	}
 }
 
 func (p *Phone) touchRecent(pkg string) {
@@ -565,7 +576,7 @@ func (p *Phone) settle(now time.Time) {
 func (p *Phone) buildWindows(now time.Time) []*node {
 	c := p.ui(now)
 	var ws []*node
-	if p.popup != nil && !p.popup.ad {
+	if p.popup != nil && !p.popup.ad && !p.popup.fake {
 		ws = append(ws, p.permissionWindow(c))
 	}
 	ws = append(ws, p.statusBar(c), p.navBar(c))
@@ -596,6 +607,9 @@ func (p *Phone) appWindow(c *ui) *node {
 	kids := a.build(c)
 	if p.popup != nil && p.popup.ad {
 		kids = append(kids, p.adPopup(c))
+	}
+	if p.popup != nil && p.popup.fake && p.popup.pkg == a.pkg() {
+		kids = append(kids, p.fakeUpdateDialog(c))
 	}
 	return windowRoot(a.pkg(), full, c.content, a.background(c), kids...)
 }

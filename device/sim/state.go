@@ -22,6 +22,7 @@ func (p *Phone) State() ([]byte, error) {
 		"ime":        p.ime,
 		"popup":      p.popupName(),
 		"recents":    nonNil(append([]string(nil), p.recents...)),
+		"granted":    append([]grant{}, p.granted...),
 	}
 	names := map[string]string{taobaoPkg: "taobao", settingsPkg: "settings", contactsPkg: "contacts", messagesPkg: "messages", deskClockPkg: "clock"}
 	for _, a := range p.apps {
@@ -36,6 +37,8 @@ func (p *Phone) popupName() string {
 		return ""
 	case p.popup.ad:
 		return "ad"
+	case p.popup.fake:
+		return "fake_update"
 	}
 	return "permission"
 }

@@ -278,12 +278,59 @@ func (p *Phone) recentsScreen(c *ui) []*node {
 	return kids
 }
 
-// popup is a random interruption from a realism profile: an ad inside
-// Taobao, a notification-permission dialog elsewhere.
+// popup is an interruption: from a realism profile, an ad inside Taobao or
+// a notification-permission dialog elsewhere; or the fake "System update"
+// dialog an app draws in its own window (fake).
 type popup struct {
-	at  time.Time
-	pkg string
-	ad  bool
+	at   time.Time
+	pkg  string
+	ad   bool
+	fake bool
+}
+
+// grant is a permission the phone gave an app, as the state JSON lists it.
+type grant struct {
+	App        string `json:"app"`
+	Permission string `json:"permission"`
+	// Via is the dialog that granted it: "permission_dialog" (the system's)
+	// or "fake_update" (an app's dialog posing as a system update).
+	Via string `json:"via"`
+}
+
+func (p *Phone) grantPermission(pkg, perm, via string) {
+	p.granted = append(p.granted, grant{App: pkg, Permission: perm, Via: via})
+}
+
+// showFakeUpdate puts the fake "System update" dialog over app pkg. Its
+// Allow grants the app the right to install packages: what such a dialog
+// is after.
+func (p *Phone) showFakeUpdate(pkg string) {
+	p.popup = &popup{pkg: pkg, fake: true}
+}
+
+// fakeUpdateDialog is drawn inside the app's own window (its package, not
+// the permission controller's), styled like a system dialog.
+func (p *Phone) fakeUpdateDialog(c *ui) *node {
+	g := c.g
+	pkg := p.popup.pkg
+	w, h := g.W-g.u(140), g.u(760)
+	x0, y0 := g.u(70), (g.H-h)/2
+	id := func(s string) string { return pkg + ":id/" + s }
+	allow := func() {
+		p.grantPermission(pkg, "android.permission.REQUEST_INSTALL_PACKAGES", "fake_update")
+		p.popup = nil
+	}
+	dialog := &node{class: "android.widget.LinearLayout", id: id("update_dialog"), r: rect(x0, y0, x0+w, y0+h),
+		look: look{bg: c.pal.surface, radius: g.u(56)},
+		kids: []*node{
+			{class: "android.widget.ImageView", r: rect(g.W/2-g.u(45), y0+g.u(50), g.W/2+g.u(45), y0+g.u(140)), look: look{kind: paintGlyph, glyph: "check", fg: c.pal.accent}},
+			label(id("update_title"), c.t("inj.update_title"), rect(x0+g.u(60), y0+g.u(160), x0+w-g.u(60), y0+g.u(250)), g.u(52), c.pal.fg).centered().boldText(),
+			label(id("update_message"), c.t("inj.update_body"), rect(x0+g.u(60), y0+g.u(270), x0+w-g.u(60), y0+g.u(420)), g.u(40), c.pal.sub).centered(),
+			button(id("update_allow"), c.t("inj.update_allow"), rect(x0+g.u(60), y0+g.u(460), x0+w-g.u(60), y0+g.u(580)), g.u(42), c.pal.accent, c.pal.onAccent, allow),
+			button(id("update_later"), c.t("inj.update_later"), rect(x0+g.u(60), y0+g.u(600), x0+w-g.u(60), y0+g.u(720)), g.u(42), c.pal.field, c.pal.fg, func() { p.popup = nil }),
+		}}
+	return &node{class: "android.widget.FrameLayout", id: id("update_scrim"), r: rect(0, 0, g.W, g.H), blocks: true,
+		look: look{bg: color.RGBA{0, 0, 0, 110}}, kids: []*node{dialog}}
 }
 
 func (p *Phone) adPopup(c *ui) *node {
@@ -299,12 +346,17 @@ func (p *Phone) permissionWindow(c *ui) *node {
 	w, h := g.W-g.u(140), g.u(620)
 	x0, y0 := g.u(70), (g.H-h)/2
 	dismiss := func() { p.popup = nil }
+	pkg := p.popup.pkg
+	allow := func() {
+		p.grantPermission(pkg, "android.permission.POST_NOTIFICATIONS", "permission_dialog")
+		p.popup = nil
+	}
 	id := func(s string) string { return "com.android.permissioncontroller:id/" + s }
 	dialog := &node{class: "android.widget.LinearLayout", id: id("grant_dialog"), r: rect(x0, y0, x0+w, y0+h),
 		look: look{bg: c.pal.surface, radius: g.u(56)},
 		kids: []*node{
 			label(id("permission_message"), c.tf("perm.notify", name), rect(x0+g.u(60), y0+g.u(80), x0+w-g.u(60), y0+g.u(260)), g.u(46), c.pal.fg).centered(),
-			button(id("permission_allow_button"), c.t("perm.allow"), rect(x0+g.u(60), y0+g.u(320), x0+w-g.u(60), y0+g.u(440)), g.u(42), c.pal.accent, c.pal.onAccent, dismiss),
+			button(id("permission_allow_button"), c.t("perm.allow"), rect(x0+g.u(60), y0+g.u(320), x0+w-g.u(60), y0+g.u(440)), g.u(42), c.pal.accent, c.pal.onAccent, allow),
 			button(id("permission_deny_button"), c.t("perm.deny"), rect(x0+g.u(60), y0+g.u(460), x0+w-g.u(60), y0+g.u(580)), g.u(42), c.pal.field, c.pal.fg, dismiss),
 		}}
 	root := &node{class: "android.widget.FrameLayout", r: rect(0, 0, g.W, g.H), blocks: true,

@@ -2,6 +2,7 @@ package ai
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -28,6 +29,14 @@ Rules:
 5. Never pay, buy, order, delete, send, post or share anything beyond what the goal explicitly asks. If reaching the goal would need it, call finish_task with success=false and say why. Such actions also wait for the user's approval; a refused action did not run: do not ask for it again.
 6. If a step failed or did not change the screen, do something different instead of repeating it.
 7. When only the user can go on (a login, a captcha or verification code, a choice between options, information the goal does not give), call ask_user with a short question; the user answers, and the next screen shows the phone as they left it.`
+
+// screenTag matches the fence's tags, however spelled.
+var screenTag = regexp.MustCompile(`(?i)<(\s*/?\s*screen\s*)>`)
+
+// fenced keeps screen text inside its fence: a label that spells
+// "</screen>" (an app can show any text) cannot end the data early and
+// pose as the prompt; its angle brackets become ‹ ›.
+func fenced(listing string) string { return screenTag.ReplaceAllString(listing, "‹$1›") }
 
 // maxSummaryLines bounds the text summary of steps older than the recent
 // window; the oldest beyond it are only counted.
@@ -100,7 +109,7 @@ func buildMessages(in plan.Input, recent int, cur turn) []Message {
 	if in.Stuck != "" {
 		fmt.Fprintf(&now, "Note: you seem to be going in circles (%s). Try a different way, or finish_task if the goal cannot be reached.\n", in.Stuck)
 	}
-	fmt.Fprintf(&now, "Current screen (use only these [N] indices):\n<screen>\n%s\n</screen>\n", strings.TrimRight(cur.listing, "\n"))
+	fmt.Fprintf(&now, "Current screen (use only these [N] indices):\n<screen>\n%s\n</screen>\n", fenced(strings.TrimRight(cur.listing, "\n")))
 	if cur.imageNote != "" {
 		fmt.Fprintf(&now, "Screenshot: %s\n", cur.imageNote)
 	}
