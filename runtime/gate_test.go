@@ -426,3 +426,39 @@ func TestApprovedActionNotRunOnAChangedScreen(t *testing.T) {
 		t.Errorf("%s (%s), %d taps; want completed with exactly one tap", res.Status, res.Reason, taps())
 	}
 }
+
+// recordingGate allows everything and remembers what it was shown.
+type recordingGate struct {
+	mu     sync.Mutex
+	inputs []safety.Input
+}
+
+func (g *recordingGate) Check(in safety.Input) safety.Decision {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.inputs = append(g.inputs, in)
+	return safety.Decision{Verdict: safety.Allow}
+}
+
+// The gate learns that a screen is secure (FLAG_SECURE, the driver's
+// report in the Scene): the Pay tap on the simulator's cashier is checked
+// with Secure set; the Buy now tap on the product page is not.
+func TestGateIsToldTheScreenIsSecure(t *testing.T) {
+	g := &recordingGate{}
+	res, st := gatedRun(t, buyGoal, nil, g)
+	if res.Status != lifecycle.Completed || len(st.Taobao.Orders) != 1 {
+		t.Fatalf("with a gate that allows everything: %s (%s), %d orders", res.Status, res.Reason, len(st.Taobao.Orders))
+	}
+	secureBy := map[string]bool{}
+	for _, in := range g.inputs {
+		if in.Element != nil {
+			secureBy[in.Element.Label()] = in.Secure
+		}
+	}
+	if pay, ok := secureBy["Pay now"]; !ok || !pay {
+		t.Errorf("the Pay now tap was checked with Secure=%v (checked: %v); want true", pay, secureBy)
+	}
+	if buy, ok := secureBy["Buy now"]; !ok || buy {
+		t.Errorf("the Buy now tap was checked with Secure=%v (checked: %v); want false", buy, secureBy)
+	}
+}

@@ -48,7 +48,7 @@ func (e *executor) guard(ctx context.Context, number int, tool *tools.Tool, call
 		return guardRun, sc, nil
 	}
 	el := elementOf(call, sc)
-	d := e.gate.Check(safety.Input{Goal: e.goal, Scene: sc, Call: call, Element: el})
+	d := e.gate.Check(safety.Input{Goal: e.goal, Scene: sc, Call: call, Element: el, Secure: sc != nil && sc.Secure})
 	if d.Verdict == safety.Allow {
 		return guardRun, sc, nil
 	}

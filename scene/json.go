@@ -15,6 +15,7 @@ type sceneJSON struct {
 	Rotation int           `json:"rotation,omitempty"`
 	Package  string        `json:"package,omitempty"`
 	Activity string        `json:"activity,omitempty"`
+	Secure   bool          `json:"secure,omitempty"`
 	Elements []elementJSON `json:"elements"`
 }
 
@@ -46,7 +47,7 @@ func flagPtrs(e *Element) [len(flagNames)]*bool {
 // that a Scene held by value in another struct is written the same way.
 func (s Scene) MarshalJSON() ([]byte, error) {
 	out := sceneJSON{Width: s.Width, Height: s.Height, Rotation: s.Rotation,
-		Package: s.Package, Activity: s.Activity, Elements: make([]elementJSON, len(s.Elements))}
+		Package: s.Package, Activity: s.Activity, Secure: s.Secure, Elements: make([]elementJSON, len(s.Elements))}
 	for i := range s.Elements {
 		e := &s.Elements[i]
 		j := elementJSON{Index: e.Index, Parent: e.Parent, Depth: e.Depth, Window: e.Window,
@@ -73,7 +74,7 @@ func (s *Scene) UnmarshalJSON(data []byte) error {
 		return fmt.Errorf("scene json: %w", err)
 	}
 	sc := Scene{Width: in.Width, Height: in.Height, Rotation: in.Rotation,
-		Package: in.Package, Activity: in.Activity, Elements: make([]Element, len(in.Elements))}
+		Package: in.Package, Activity: in.Activity, Secure: in.Secure, Elements: make([]Element, len(in.Elements))}
 	for i, j := range in.Elements {
 		if j.Index != i {
 			return fmt.Errorf("scene json: elements[%d] has index %d", i, j.Index)

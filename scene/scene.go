@@ -75,7 +75,11 @@ type Scene struct {
 	Rotation      int    // 0..3 as uiautomator reports it
 	Package       string // the foreground app
 	Activity      string // the foreground activity, when the driver knows it
-	Elements      []Element
+	// Secure is set when the driver reports the foreground window as secure
+	// (FLAG_SECURE: no screenshot allowed), which payment and password
+	// screens use. The safety gate reads it.
+	Secure   bool
+	Elements []Element
 }
 
 // Element returns the element with index i, if the Scene has one.

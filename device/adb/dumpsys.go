@@ -2,6 +2,7 @@ package adb
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -49,6 +50,62 @@ func ParseWindowFocus(out []byte) Focus {
 		return fg
 	}
 	return focusedApp
+}
+
+// Window records in `dumpsys window windows` start "Window #3
+// Window{6c2e0f1 u0 …}:"; the focused window is named the same way
+// ("mCurrentFocus=Window{6c2e0f1 u0 …}"). Android 7+ print a window's flags
+// by name ("fl=LAYOUT_IN_SCREEN … SECURE …"), older ones as hex
+// ("fl=#81812100"), where FLAG_SECURE is 0x2000.
+var (
+	windowRecordRE = regexp.MustCompile(`^Window #\d+ Window\{([0-9a-f]+) `)
+	focusIDRE      = regexp.MustCompile(`^mCurrentFocus=Window\{([0-9a-f]+) `)
+	flagsRE        = regexp.MustCompile(`(?:^|\s)fl=(#[0-9a-fA-F]+|[A-Z_]+(?: [A-Z_]+)*)`)
+)
+
+const flagSecure = 0x2000
+
+// FocusedWindowSecure reports whether `dumpsys window windows` shows the
+// focused window with FLAG_SECURE.
+func FocusedWindowSecure(out []byte) bool {
+	lines := strings.Split(string(out), "\n")
+	focused := ""
+	for _, line := range lines {
+		if m := focusIDRE.FindStringSubmatch(strings.TrimSpace(line)); m != nil {
+			focused = m[1]
+		}
+	}
+	if focused == "" {
+		return false
+	}
+	current := ""
+	for _, line := range lines {
+		line = strings.TrimSpace(line)
+		if m := windowRecordRE.FindStringSubmatch(line); m != nil {
+			current = m[1]
+			continue
+		}
+		if current != focused {
+			continue
+		}
+		if m := flagsRE.FindStringSubmatch(line); m != nil && secureFlags(m[1]) {
+			return true
+		}
+	}
+	return false
+}
+
+func secureFlags(fl string) bool {
+	if hex, ok := strings.CutPrefix(fl, "#"); ok {
+		n, err := strconv.ParseUint(hex, 16, 64)
+		return err == nil && n&flagSecure != 0
+	}
+	for _, f := range strings.Fields(fl) {
+		if f == "SECURE" {
+			return true
+		}
+	}
+	return false
 }
 
 // ParseResumedActivity reads `dumpsys activity activities` output for the

@@ -83,7 +83,7 @@ func (d *Device) Scene(ctx context.Context) (*scene.Scene, error) {
 		d.log.Debug("screen size unknown; using the dump's extent", "err", sizeErr)
 	}
 	if fgErr == nil && fg.Package != "" {
-		sc.Package, sc.Activity = fg.Package, fg.Activity
+		sc.Package, sc.Activity, sc.Secure = fg.Package, fg.Activity, fg.Secure
 	} else if fgErr != nil {
 		d.log.Debug("foreground app unknown; using the dump's", "err", fgErr)
 	}
@@ -260,8 +260,13 @@ func ParseWMSize(out []byte) (ScreenSize, error) {
 	return s, nil
 }
 
-// Focus is the app and activity in front.
-type Focus struct{ Package, Activity string }
+// Focus is the app and activity in front. Secure is set when the focused
+// window has FLAG_SECURE (no screenshot allowed: payment, password and
+// banking screens).
+type Focus struct {
+	Package, Activity string
+	Secure            bool
+}
 
 // Foreground asks dumpsys which app and activity are in front, reading the
 // window manager first and the activity manager when that says nothing.
@@ -269,6 +274,7 @@ func (d *Device) Foreground(ctx context.Context) (Focus, error) {
 	out, err := d.run(ctx, d.cfg.Timeouts.Command, "dumpsys window windows")
 	if err == nil {
 		if fg := ParseWindowFocus(out); fg.Package != "" {
+			fg.Secure = FocusedWindowSecure(out)
 			return fg, nil
 		}
 	} else if ctx.Err() != nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"phonepilot/device"
+	"phonepilot/device/adb"
 	"phonepilot/perception/frame"
 )
 
@@ -69,7 +70,21 @@ func TestTaobaoPurchaseFlow(t *testing.T) {
 	if _, errOut, rc := sh(t, v.d.p, "screencap -p"); rc == 0 || !strings.Contains(errOut, "Status: -1") {
 		t.Errorf("screencap on payment rc=%d %q", rc, errOut)
 	}
+	// …and says so: in the Scene (the safety gate reads it) and in dumpsys
+	// window, where the adb driver reads it on a real phone.
+	if !v.scene().Secure {
+		t.Errorf("the payment screen's Scene is not marked secure")
+	}
+	if out, _, _ := sh(t, v.d.p, "dumpsys window windows"); !adb.FocusedWindowSecure([]byte(out)) {
+		t.Errorf("dumpsys window does not show the payment window with FLAG_SECURE:\n%s", out)
+	}
 	v.tapLabel("Pay now")
+	if v.scene().Secure {
+		t.Errorf("the screen after paying is still marked secure")
+	}
+	if out, _, _ := sh(t, v.d.p, "dumpsys window windows"); adb.FocusedWindowSecure([]byte(out)) {
+		t.Errorf("dumpsys window shows FLAG_SECURE after paying:\n%s", out)
+	}
 	orders, _ := dig(v.state(), "taobao", "orders").([]any)
 	if len(orders) != 1 || !v.has("Payment successful") {
 		t.Fatalf("orders after paying: %v; screen %s", orders, v.labels())

@@ -502,7 +502,7 @@ func cmdScreencap(p *Phone, e *cmdEnv) int {
 		pngOut = true
 	}
 	p.mu.Lock()
-	if a := p.fgApp(); a != nil && a.secure() {
+	if p.secureLocked() {
 		p.mu.Unlock()
 		// A FLAG_SECURE window: the capture fails, as Open-AutoGLM and
 		// others detect by "Status: -1".
@@ -1127,6 +1127,13 @@ func (p *Phone) focusedWindow() (pkg, act string) {
 	return p.foreground()
 }
 
+// secureLocked reports a foreground app window with FLAG_SECURE (the
+// payment screen): no screenshot, and dumpsys says so.
+func (p *Phone) secureLocked() bool {
+	a := p.fgApp()
+	return a != nil && a.secure()
+}
+
 func cmdDumpsys(p *Phone, e *cmdEnv) int {
 	if len(e.args) < 2 {
 		e.out("Currently running services:\n  activity\n  input_method\n  window\n")
@@ -1154,6 +1161,11 @@ func cmdDumpsys(p *Phone, e *cmdEnv) int {
 			e.out("  Window #0 Window{%s u0 NavigationBar0}:\n    mDisplayId=0 rootTaskId=1 mSession=Session{5a1b2c3 1234:u0a10123} mClient=android.os.BinderProxy@1f2e3d4\n", hexID("nav"))
 			e.out("  Window #1 Window{%s u0 StatusBar}:\n    mDisplayId=0 rootTaskId=1\n", hexID("status"))
 			e.out("  Window #2 Window{%s u0 %s}:\n    mDisplayId=0 rootTaskId=%d mHasSurface=true isReadyForDisplay()=true\n", hexID(comp), comp, task)
+			flags := "LAYOUT_IN_SCREEN LAYOUT_INSET_DECOR SPLIT_TOUCH HARDWARE_ACCELERATED"
+			if p.secureLocked() {
+				flags += " SECURE"
+			}
+			e.out("    mAttrs={(0,0)(fillxfill) ty=BASE_APPLICATION fmt=TRANSLUCENT wanim=0x1030001\n      fl=%s DRAWS_SYSTEM_BAR_BACKGROUNDS}\n", flags)
 		}
 		e.out("\n  mGlobalConfiguration={1.0 ?mcc?mnc [%s] ldltr sw411dp w411dp h914dp %ddpi nrml long port finger -keyb/v/h -nav/h winConfig={ mBounds=Rect(0, 0 - %d, %d)}}\n",
 			map[bool]string{false: "en_US", true: "zh_CN"}[p.zh()], p.density(), w, h)

@@ -48,6 +48,7 @@ func (d *Device) Scene(ctx context.Context) (*scene.Scene, error) {
 	p.mu.Lock()
 	xml, err := p.dumpSince(start, p.now(), false)
 	pkg, act := p.focusedWindow()
+	secure := p.secureLocked()
 	p.mu.Unlock()
 	switch {
 	case errors.Is(err, errIdleState):
@@ -62,7 +63,7 @@ func (d *Device) Scene(ctx context.Context) (*scene.Scene, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sim scene: %w", err)
 	}
-	sc.Package, sc.Activity = pkg, act
+	sc.Package, sc.Activity, sc.Secure = pkg, act, secure
 	return sc, nil
 }
 
@@ -164,7 +165,7 @@ func (d *Device) Capture(ctx context.Context) (frame.Frame, error) {
 	p := d.p
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if a := p.fgApp(); a != nil && a.secure() {
+	if p.secureLocked() {
 		return frame.Frame{}, fmt.Errorf("sim capture: %w", frame.ErrSecure)
 	}
 	png, _ := p.screenshotLocked()
