@@ -14,8 +14,13 @@ const SVG = "http://www.w3.org/2000/svg";
 let V = null;
 let TERMINAL = new Set();
 let EV = null; // the events the page handles, each checked against V at boot
+let KIND = null; // the kinds of pending decision, checked the same way
 function ev(name) {
   if (!V.event_types.includes(name) && name !== V.stream_end) throw new Error(`the server's vocabulary has no event "${name}"`);
+  return name;
+}
+function kind(name) {
+  if (!(V.pending_kinds || []).includes(name)) throw new Error(`the server's vocabulary has no pending kind "${name}"`);
   return name;
 }
 function tone(word) {
@@ -26,8 +31,10 @@ let token = localStorage.getItem("phonepilot.token") || "";
 let current = null; // {id, source, status}
 
 // api calls the JSON API; on 401 it asks for the token once and retries.
-async function api(method, path, body) {
-  const headers = { "Content-Type": "application/json" };
+// Calls that decide for a person say they come from the page
+// (X-Phonepilot-Client: web), so the events record who decided.
+async function api(method, path, body, extra) {
+  const headers = { "Content-Type": "application/json", ...(extra || {}) };
   if (token) headers.Authorization = "Bearer " + token;
   const resp = await fetch(path, { method, headers, body: body ? JSON.stringify(body) : undefined });
   if (resp.status === 401) {
@@ -35,7 +42,7 @@ async function api(method, path, body) {
     if (t) {
       token = t.trim();
       localStorage.setItem("phonepilot.token", token);
-      return api(method, path, body);
+      return api(method, path, body, extra);
     }
   }
   const data = await resp.json().catch(() => ({}));
@@ -106,11 +113,13 @@ async function refreshList() {
     const page = await api("GET", "/v1/tasks?limit=50");
     const list = $("task-list");
     list.replaceChildren(...page.tasks.map((t) => {
-      const li = el("li", { "data-id": t.id, title: t.goal },
+      const li = el("li", { "data-id": t.id, title: t.goal, class: tone(t.status) },
         badge(t.status),
         el("div", { class: "what" },
           el("span", { class: "goal" }, t.goal),
+          t.pending ? el("span", { class: "needs" }, needs(t.pending)) : null,
           el("span", { class: "when", title: `created ${t.created}` + (t.started ? `, started ${t.started}` : "") + (t.finished ? `, finished ${t.finished}` : "") }, ran(t))));
+      if (t.pending) li.dataset.pending = t.pending.kind;
       if (current && current.id === t.id) li.classList.add("current");
       li.addEventListener("click", () => open(t.id, true));
       return li;
@@ -118,6 +127,13 @@ async function refreshList() {
   } catch (e) {
     console.warn("task list:", e.message);
   }
+}
+
+// needs says in a few words what a waiting task needs from a person.
+function needs(p) {
+  if (p.kind === KIND.question) return "asks you: " + (p.question || "");
+  const what = p.element && p.element.label ? ` “${p.element.label}”` : "";
+  return `needs your approval: ${p.category || "action"}${what}`;
 }
 
 async function refreshDevices() {
@@ -161,6 +177,11 @@ function showTask(t) {
     (t.usage && t.usage.input_tokens ? ` · ${t.usage.input_tokens}+${t.usage.output_tokens} tokens` : "");
   $("task-reason").textContent = (t.cause ? t.cause + ": " : "") + (t.reason || "");
   showFinal(t);
+  // A fetched task without a pending decision hides the card only once it
+  // has ended: a fetch answered just before a new request must not hide it.
+  // Decisions hide it through their events and the POST's answer.
+  if (t.pending) showPending(t.id, t.pending);
+  else if (TERMINAL.has(t.status)) decided("");
   $("cancel").hidden = TERMINAL.has(t.status);
   if (TERMINAL.has(t.status)) $("task-live").textContent = "";
   if (current) current.status = t.status;
@@ -170,6 +191,8 @@ function showTask(t) {
 async function open(id, push) {
   if (current && current.source) current.source.close();
   current = { id, source: null, status: "" };
+  hidePending();
+  pendingGone.clear();
   if (push) history.pushState({ id }, "", "/tasks/" + id);
   $("steps").replaceChildren();
   $("task-live").textContent = "";
@@ -211,9 +234,30 @@ function follow(id) {
     addStep(JSON.parse(e.data));
     $("task-live").textContent = "";
   });
+  // A pending decision appears when it is requested and goes when it is
+  // decided, by this page or anyone else (the CLI, another browser).
+  const asked = (e) => {
+    if (!mine()) return;
+    const d = JSON.parse(e.data).data || {};
+    if (d.pending) showPending(id, d.pending);
+  };
+  src.addEventListener(EV.approvalRequested, asked);
+  src.addEventListener(EV.questionAsked, asked);
+  src.addEventListener(EV.approvalDecided, (e) => {
+    if (!mine()) return;
+    const d = JSON.parse(e.data);
+    const a = d.data || {};
+    decided(`step ${d.step || "?"}: ${a.approved ? "approved" : "denied"}` + (a.by ? ` by ${a.by}` : "") + (a.note ? ` — ${a.note}` : ""));
+  });
+  src.addEventListener(EV.questionAnswered, (e) => {
+    if (!mine()) return;
+    const a = JSON.parse(e.data).data || {};
+    decided("answered" + (a.by ? ` by ${a.by}` : ""));
+  });
   src.addEventListener(EV.status, async (e) => {
     if (!mine()) return;
     const d = JSON.parse(e.data).data || {};
+    if (TERMINAL.has(d.status)) decided(""); // ended while waiting: cancelled, timed out
     if (d.status && d.status !== current.status) {
       try { showTask(await api("GET", "/v1/tasks/" + id)); } catch (_) { /* next event retries */ }
       refreshList();
@@ -237,6 +281,129 @@ $("cancel").addEventListener("click", async () => {
   } finally {
     $("cancel").disabled = false;
   }
+});
+
+// ---- a pending decision ----------------------------------------------------
+
+// shownPending is the key of the pending decision on the page (its kind,
+// step and time), so that the same one arriving again (the stream's
+// replay, a refresh of the task) keeps what the person has typed.
+// pendingGone holds the keys of decided ones: a task fetched before the
+// decision must not bring its card back.
+let shownPending = "";
+const pendingGone = new Set();
+let expiresTimer = 0;
+
+// The time is read to the millisecond: stores keep it to the microsecond
+// or the nanosecond, and the event and the task must give the same key.
+function pendingKey(p) {
+  return `${p.kind}:${p.step}:${Date.parse(p.since) || p.since}`;
+}
+
+function showPending(id, p) {
+  const key = pendingKey(p);
+  if (pendingGone.has(key) || key === shownPending) return;
+  shownPending = key;
+  const question = p.kind === KIND.question;
+  const box = $("pending");
+  box.dataset.kind = p.kind;
+  box.dataset.task = id;
+  $("pending-title").textContent = question ? `Step ${p.step}: the agent asks you` : `Step ${p.step} waits for your approval`;
+  const acted = p.element ? p.element.index : null;
+  $("pending-screen").replaceChildren(wireframe(sceneOf(p.scene), acted));
+  $("pending-category").hidden = question || !p.category;
+  $("pending-category").textContent = p.category || "";
+  const e = p.element;
+  $("pending-element").textContent = e ? `${e.label ? `“${e.label}”` : "element"} [${e.index}]` + (e.class ? ` · ${e.class}` : "") + (e.id ? ` · ${e.id}` : "") : "";
+  $("pending-reason").textContent = question ? "" : p.reason || "";
+  const args = p.call && p.call.args ? p.call.args : {};
+  $("pending-call").textContent = p.call ? `${p.call.name} ${JSON.stringify(args)}` : "";
+  $("pending-call").hidden = question || !p.call;
+  $("pending-question").textContent = question ? p.question || "" : "";
+  $("approval-form").hidden = question;
+  $("answer-form").hidden = !question;
+  $("approval-note").value = "";
+  $("answer-text").value = "";
+  $("pending-error").hidden = true;
+  for (const b of box.querySelectorAll("button")) b.disabled = false;
+  clearInterval(expiresTimer);
+  const tick = () => {
+    const end = p.expires ? new Date(p.expires) : null;
+    $("pending-expires").textContent = end && end > 0 ? `decide by ${when(end)} (${span(new Date(), end)} left), or the task fails` : "";
+  };
+  tick();
+  expiresTimer = setInterval(tick, 1000);
+  box.hidden = false;
+  $("task-live").textContent = question ? "waiting for your answer…" : "waiting for your approval…";
+}
+
+function hidePending() {
+  shownPending = "";
+  clearInterval(expiresTimer);
+  $("pending").hidden = true;
+  $("pending-screen").replaceChildren();
+}
+
+// decided removes the card of the decision just made and says who made it.
+function decided(what) {
+  if (shownPending) pendingGone.add(shownPending);
+  hidePending();
+  if (what) $("task-live").textContent = what;
+}
+
+// sceneOf reads the pending screen, which the API sends as the Scene's
+// JSON (an object), or as its text when a store kept it as a string.
+function sceneOf(s) {
+  if (typeof s !== "string") return s;
+  try { return JSON.parse(s); } catch (_) { return null; }
+}
+
+// decide posts a decision (approve, deny, answer) for the card shown; a
+// 409 means someone else decided first or it expired: the page shows the
+// task as it now is.
+async function decide(action, body) {
+  const box = $("pending");
+  const id = box.dataset.task;
+  const key = shownPending;
+  const err = $("pending-error");
+  err.hidden = true;
+  for (const b of box.querySelectorAll("button")) b.disabled = true;
+  try {
+    const t = await api("POST", `/v1/tasks/${id}/${action}`, body, { "X-Phonepilot-Client": "web" });
+    pendingGone.add(key);
+    if (current && current.id === id) {
+      if (shownPending === key) decided(action === "answer" ? "answered" : action === "deny" ? "denied" : "approved");
+      showTask(t);
+    }
+    refreshList();
+  } catch (e) {
+    if (e.status === 409) {
+      // Someone else decided first, or it expired: say so and show the task.
+      if (shownPending === key) decided("no longer pending: " + e.message);
+      pendingGone.add(key);
+      try { if (current && current.id === id) showTask(await api("GET", "/v1/tasks/" + id)); } catch (_) { /* the stream updates it */ }
+      return;
+    }
+    err.textContent = e.message;
+    err.hidden = false;
+    for (const b of box.querySelectorAll("button")) b.disabled = false;
+  }
+}
+
+// Approve and Deny are plain buttons: Enter in the note decides nothing.
+$("approval-form").addEventListener("submit", (e) => e.preventDefault());
+for (const action of ["approve", "deny"]) {
+  $(action).addEventListener("click", () => {
+    const note = $("approval-note").value.trim();
+    decide(action, note ? { note } : {});
+  });
+}
+
+$("answer-form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  const text = $("answer-text").value.trim();
+  if (!text) return;
+  decide("answer", { text });
 });
 
 function addStep(s) {
@@ -449,7 +616,12 @@ async function boot() {
     V = await api("GET", "/v1/lifecycle");
     TERMINAL = new Set(V.terminal);
     if (!V.stream_end) throw new Error("the server's vocabulary has no stream_end");
-    EV = { stepStarted: ev("step_started"), attempt: ev("attempt"), stepFinished: ev("step_finished"), status: ev("status"), end: V.stream_end };
+    EV = {
+      stepStarted: ev("step_started"), attempt: ev("attempt"), stepFinished: ev("step_finished"), status: ev("status"),
+      approvalRequested: ev("approval_requested"), approvalDecided: ev("approval_decided"),
+      questionAsked: ev("question_asked"), questionAnswered: ev("question_answered"), end: V.stream_end,
+    };
+    KIND = { approval: kind("approval"), question: kind("question") };
   } catch (e) {
     $("detail-empty").textContent = "This page cannot work with this server: " + e.message;
     $("start").disabled = true;
