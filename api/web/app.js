@@ -308,6 +308,7 @@ function showPending(id, p) {
   const box = $("pending");
   box.dataset.kind = p.kind;
   box.dataset.task = id;
+  box.dataset.key = key;
   $("pending-title").textContent = question ? `Step ${p.step}: the agent asks you` : `Step ${p.step} waits for your approval`;
   const acted = p.element ? p.element.index : null;
   $("pending-screen").replaceChildren(wireframe(sceneOf(p.scene), acted));
@@ -341,6 +342,7 @@ function hidePending() {
   shownPending = "";
   clearInterval(expiresTimer);
   $("pending").hidden = true;
+  delete $("pending").dataset.key;
   $("pending-screen").replaceChildren();
 }
 
