@@ -62,11 +62,11 @@ func classify(err error) (status int, code string) {
 		return http.StatusBadRequest, "bad_request"
 	case errors.Is(err, errUnauthorized):
 		return http.StatusUnauthorized, "unauthorized"
-	case errors.Is(err, storage.ErrNotFound), errors.Is(err, errNoRoute):
+	case errors.Is(err, storage.ErrNotFound), errors.Is(err, errNoRoute), errors.Is(err, ErrUnknownDevice):
 		return http.StatusNotFound, "not_found"
 	case errors.As(err, &me):
 		return http.StatusMethodNotAllowed, "method_not_allowed"
-	case errors.As(err, &ce), errors.Is(err, errConflict):
+	case errors.As(err, &ce), errors.Is(err, errConflict), errors.Is(err, ErrNoState):
 		return http.StatusConflict, "conflict"
 	}
 	return http.StatusInternalServerError, "internal"

@@ -28,8 +28,13 @@ import (
 	"phonepilot/tools"
 )
 
-// fakeDevice is a phone that shows one fixed screen.
-type fakeDevice struct{ name string }
+// fakeDevice is a phone that shows one fixed screen and counts the taps
+// that reached it (its state).
+type fakeDevice struct {
+	name string
+	mu   sync.Mutex
+	taps int
+}
 
 var _ device.Device = (*fakeDevice)(nil)
 
@@ -39,7 +44,12 @@ func (d *fakeDevice) Scene(ctx context.Context) (*scene.Scene, error) {
 		{Index: 1, Parent: 0, Depth: 1, Class: "Button", Text: "OK", Bounds: scene.Bounds{Left: 100, Top: 200, Right: 500, Bottom: 300}, Clickable: true, Enabled: true},
 	}}, nil
 }
-func (d *fakeDevice) Tap(ctx context.Context, x, y int) error { return nil }
+func (d *fakeDevice) Tap(ctx context.Context, x, y int) error {
+	d.mu.Lock()
+	d.taps++
+	d.mu.Unlock()
+	return nil
+}
 func (d *fakeDevice) LongPress(ctx context.Context, x, y int, dur time.Duration) error {
 	return nil
 }
@@ -50,10 +60,12 @@ func (d *fakeDevice) TypeText(ctx context.Context, text string) error { return n
 func (d *fakeDevice) Key(ctx context.Context, k device.Key) error     { return nil }
 func (d *fakeDevice) LaunchApp(ctx context.Context, app string) error { return nil }
 
-// fakeDevices accepts "sim" and "sim:NAME".
+// fakeDevices accepts "sim" and "sim:NAME", and keeps one phone per name.
+// sim:nostate is a phone that reports no state.
 type fakeDevices struct {
 	mu     sync.Mutex
 	opened []string
+	phones map[string]*fakeDevice
 }
 
 func (f *fakeDevices) Check(name string) error {
@@ -70,7 +82,35 @@ func (f *fakeDevices) Open(ctx context.Context, name string) (device.Device, fun
 	if name == "sim:broken" {
 		return nil, nil, errors.New("device offline")
 	}
-	return &fakeDevice{name: name}, func() {}, nil
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.phones == nil {
+		f.phones = map[string]*fakeDevice{}
+	}
+	d, ok := f.phones[name]
+	if !ok {
+		d = &fakeDevice{name: name}
+		f.phones[name] = d
+	}
+	return d, func() {}, nil
+}
+
+func (f *fakeDevices) State(ctx context.Context, name string) (json.RawMessage, error) {
+	if err := f.Check(name); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrUnknownDevice, err)
+	}
+	if name == "sim:nostate" {
+		return nil, fmt.Errorf("%w: %s is a real phone", ErrNoState, name)
+	}
+	f.mu.Lock()
+	d, ok := f.phones[name]
+	f.mu.Unlock()
+	if !ok {
+		return nil, fmt.Errorf("%w: %s: no task opened it yet", ErrUnknownDevice, name)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return json.Marshal(map[string]any{"taps": d.taps})
 }
 
 func (f *fakeDevices) List(ctx context.Context) ([]DeviceInfo, error) {

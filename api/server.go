@@ -11,6 +11,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -37,7 +38,18 @@ type Devices interface {
 	Check(name string) error
 	// List returns the devices known now.
 	List(ctx context.Context) ([]DeviceInfo, error)
+	// State returns the device's own state JSON (the simulator reports its
+	// orders, messages, screen…). The error wraps ErrUnknownDevice for a
+	// name that is no device, ErrNoState for a device that reports none.
+	State(ctx context.Context, name string) (json.RawMessage, error)
 }
+
+// Errors a Devices implementation wraps so that GET /v1/devices/{id}/state
+// answers 404 and 409.
+var (
+	ErrUnknownDevice = errors.New("no such device")
+	ErrNoState       = errors.New("the device does not report its own state")
+)
 
 // Config tunes the server. Start from Defaults.
 type Config struct {
@@ -192,6 +204,7 @@ func (s *Server) routeTable() []route {
 		{"GET", "/v1/tasks/{id}/events", true, s.streamEvents},
 		{"POST", "/v1/tasks/{id}/cancel", true, s.cancelTask},
 		{"GET", "/v1/devices", true, s.listDevices},
+		{"GET", "/v1/devices/{id}/state", true, s.deviceState},
 	}
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -307,6 +308,44 @@ func (d *serveDevices) Open(ctx context.Context, name string) (device.Device, fu
 		return nil, nil, err
 	}
 	return &servedDevice{Device: od.Device, od: od}, func() { _ = od.Close() }, nil
+}
+
+// State is the device's own state JSON. Simulated phones report theirs: a
+// sim:NAME once a task has opened it, and sim always (it is always listed,
+// so it is opened on demand); real phones report none.
+func (d *serveDevices) State(ctx context.Context, name string) (json.RawMessage, error) {
+	if err := d.Check(name); err != nil {
+		return nil, fmt.Errorf("%w: %w", api.ErrUnknownDevice, err)
+	}
+	if name == "sim" || strings.HasPrefix(name, "sim:") {
+		d.mu.Lock()
+		od, ok := d.sims[name]
+		d.mu.Unlock()
+		if !ok && name != "sim" {
+			return nil, fmt.Errorf("%w: %s: no simulated phone of that name yet (a task on it creates it; see GET /v1/devices)", api.ErrUnknownDevice, name)
+		}
+		if !ok {
+			dev, _, err := d.Open(ctx, name)
+			if err != nil {
+				return nil, err
+			}
+			od = dev.(*servedDevice).od
+		}
+		if od.State == nil {
+			return nil, fmt.Errorf("%w: %s", api.ErrNoState, name)
+		}
+		return od.State.State(ctx)
+	}
+	list, err := d.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, info := range list {
+		if info.Kind == "adb" && (info.Name == name || name == "adb") {
+			return nil, fmt.Errorf("%w: %s is a real phone; only simulated phones (sim, sim:NAME) report their own state", api.ErrNoState, info.Name)
+		}
+	}
+	return nil, fmt.Errorf("%w: %s: the adb server does not list this phone (see GET /v1/devices)", api.ErrUnknownDevice, name)
 }
 
 func (d *serveDevices) List(ctx context.Context) ([]api.DeviceInfo, error) {
