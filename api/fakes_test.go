@@ -135,7 +135,7 @@ func newFakeRunner(steps int) *fakeRunner {
 	return &fakeRunner{steps: steps, active: map[string]int{}, maxSeen: map[string]int{}, started: make(chan string, 100)}
 }
 
-func (f *fakeRunner) Run(ctx context.Context, task storage.Task, dev device.Device, emit func(runtime.Event)) runtime.Result {
+func (f *fakeRunner) Run(ctx context.Context, task storage.Task, dev device.Device, emit func(runtime.Event), _ runtime.Person) runtime.Result {
 	f.mu.Lock()
 	f.active[task.Device]++
 	f.maxSeen[task.Device] = max(f.maxSeen[task.Device], f.active[task.Device])

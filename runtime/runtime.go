@@ -114,6 +114,12 @@ type Options struct {
 	// Backoff is the pause between attempts of a step; nil is NewBackoff
 	// over Config's BackoffBase, BackoffMax and Seed.
 	Backoff Backoff
+	// Gate is asked before every action that touches the phone; nil is the
+	// default safety gate (confirm every category it flags).
+	Gate Gate
+	// Person confirms gated actions and answers questions; nil refuses
+	// every confirmation (nobody to ask) and fails a question.
+	Person Person
 }
 
 // Event is one thing that happened during a run. Fields not relevant to the

@@ -20,7 +20,9 @@ import (
 	"time"
 
 	"phonepilot/plan"
+	"phonepilot/scene"
 	"phonepilot/task/lifecycle"
+	"phonepilot/tools"
 )
 
 // Task statuses, causes and event types are lifecycle's (phonepilot/task/
@@ -54,7 +56,82 @@ type Task struct {
 	// JSON form of scene.Scene (never pixels); set when the task ends.
 	// Lists leave it out.
 	FinalScene json.RawMessage `json:"final_scene,omitempty"`
+	// Pending is the decision a waiting task waits for: set while it is
+	// waiting_approval or waiting_user, nil otherwise.
+	Pending *Pending `json:"pending,omitempty"`
 }
+
+// Pending is what a waiting task waits for (TASKS.md, "Pending decision"):
+// an action the safety gate stopped (kind approval) or a question the
+// planner asked a person (kind question).
+type Pending struct {
+	Kind    lifecycle.PendingKind `json:"kind"`
+	Step    int                   `json:"step"`
+	Call    tools.Call            `json:"call"`
+	Element *PendingElement       `json:"element,omitempty"`
+	// Category and Reason are the gate's, for approvals: which category,
+	// which words on which element or screen, in which app.
+	Category string `json:"category,omitempty"`
+	Reason   string `json:"reason,omitempty"`
+	// Question is the planner's text, for questions.
+	Question string `json:"question,omitempty"`
+	// Scene is the screen the action is on, in compact Scene JSON (never
+	// pixels), for a front end's wireframe.
+	Scene   json.RawMessage `json:"scene,omitempty"`
+	Since   time.Time       `json:"since"`
+	Expires time.Time       `json:"expires"`
+}
+
+// PendingElement is the element a pending action acts on.
+type PendingElement struct {
+	Index  int          `json:"index"`
+	Class  string       `json:"class,omitempty"`
+	Label  string       `json:"label,omitempty"`
+	ID     string       `json:"id,omitempty"`
+	Bounds scene.Bounds `json:"bounds"`
+}
+
+// Validate checks a Pending before it is stored.
+func (p *Pending) Validate() error {
+	switch {
+	case !p.Kind.Valid():
+		return fmt.Errorf("pending: unknown kind %q", p.Kind)
+	case len(p.Scene) > 0 && !json.Valid(p.Scene):
+		return errors.New("pending: scene is not valid JSON")
+	case len(p.Call.Args) > 0 && !json.Valid(p.Call.Args):
+		return errors.New("pending: call arguments are not valid JSON")
+	}
+	return nil
+}
+
+// The data of the events about pending decisions (lifecycle's
+// EventApprovalRequested, EventApprovalDecided, EventQuestionAsked,
+// EventQuestionAnswered), so that front ends read them typed.
+type (
+	// PendingEvent is the data of approval_requested and question_asked.
+	PendingEvent struct {
+		Pending Pending `json:"pending"`
+	}
+	// ApprovalDecidedEvent is the data of approval_decided.
+	ApprovalDecidedEvent struct {
+		Approved bool   `json:"approved"`
+		By       string `json:"by"`
+		Note     string `json:"note"`
+	}
+	// QuestionAnsweredEvent is the data of question_answered.
+	QuestionAnsweredEvent struct {
+		By   string `json:"by"`
+		Text string `json:"text"`
+	}
+)
+
+// Who decides: the by of a decision.
+const (
+	ByCLI = "cli" // phonepilot run, asking on its terminal (or refusing without one)
+	ByAPI = "api" // the HTTP API
+	ByWeb = "web" // the web page (the API, with X-Phonepilot-Client: web)
+	ByMCP = "mcp" // the MCP server
+)
 
 // Step is one executed step of a task as it finished: the runtime's
 // StepRecord plus the Scene it acted on.
@@ -80,7 +157,8 @@ type Event struct {
 
 // Change moves a task from one of the From statuses to To. Started is set
 // when To is running; Finished, Cause and Usage when To is terminal. Owner, when set, is
-// recorded as the task's owner.
+// recorded as the task's owner. The task's Pending becomes c.Pending when To
+// is waiting (it is required then) and nil for any other To.
 type Change struct {
 	From   []lifecycle.Status
 	To     lifecycle.Status
@@ -92,6 +170,8 @@ type Change struct {
 	// FinalScene, when set and To is terminal, is stored as the task's
 	// final screen (compact Scene JSON).
 	FinalScene json.RawMessage
+	// Pending is the decision a waiting task waits for (To waiting only).
+	Pending *Pending
 }
 
 // Query selects a page of tasks, newest first.
@@ -197,6 +277,19 @@ func (c Change) Validate() error {
 	}
 	if len(c.FinalScene) > 0 && !json.Valid(c.FinalScene) {
 		return errors.New("change: final scene is not valid JSON")
+	}
+	switch {
+	case c.To.Waiting() && c.Pending == nil:
+		return fmt.Errorf("change: %s needs a pending decision", c.To)
+	case !c.To.Waiting() && c.Pending != nil:
+		return fmt.Errorf("change: a pending decision only goes with a waiting status, not %s", c.To)
+	case c.Pending != nil:
+		if err := c.Pending.Validate(); err != nil {
+			return fmt.Errorf("change: %w", err)
+		}
+		if c.Pending.Kind.Status() != c.To {
+			return fmt.Errorf("change: a pending %s goes with %s, not %s", c.Pending.Kind, c.Pending.Kind.Status(), c.To)
+		}
 	}
 	if c.At.IsZero() {
 		return errors.New("change: zero time")

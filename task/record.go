@@ -180,7 +180,10 @@ func (r *recorder) event(e storage.Event) {
 }
 
 // finish queues the task's final status change.
-func (r *recorder) finish(c storage.Change) {
+func (r *recorder) finish(c storage.Change) { r.change(c) }
+
+// change queues a status change (waiting for a person and back, the end).
+func (r *recorder) change(c storage.Change) {
 	r.push(record{what: "status " + string(c.To), write: func(ctx context.Context) error {
 		if err := c.Validate(); err != nil {
 			return fmt.Errorf("%w: %w", errInvalid, err)

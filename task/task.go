@@ -31,16 +31,18 @@ import (
 // Runner runs one task on an opened device until it ends, calling emit for
 // every event, in order, from the calling goroutine. ctx is cancelled when
 // the task is cancelled or the service stops; Run must then return promptly.
+// person is the task's runtime.Person (runtime.Options.Person): through it
+// the task waits for approvals and answers, recorded by the service.
 type Runner interface {
-	Run(ctx context.Context, t storage.Task, dev device.Device, emit func(runtime.Event)) runtime.Result
+	Run(ctx context.Context, t storage.Task, dev device.Device, emit func(runtime.Event), person runtime.Person) runtime.Result
 }
 
 // RunnerFunc adapts a function to Runner.
-type RunnerFunc func(ctx context.Context, t storage.Task, dev device.Device, emit func(runtime.Event)) runtime.Result
+type RunnerFunc func(ctx context.Context, t storage.Task, dev device.Device, emit func(runtime.Event), person runtime.Person) runtime.Result
 
 // Run calls f.
-func (f RunnerFunc) Run(ctx context.Context, t storage.Task, dev device.Device, emit func(runtime.Event)) runtime.Result {
-	return f(ctx, t, dev, emit)
+func (f RunnerFunc) Run(ctx context.Context, t storage.Task, dev device.Device, emit func(runtime.Event), person runtime.Person) runtime.Result {
+	return f(ctx, t, dev, emit, person)
 }
 
 // Devices opens devices by name for tasks.
@@ -83,7 +85,16 @@ type Config struct {
 	// FlushGrace is how long a task's end waits for its records to be
 	// written before its device is freed anyway (2 s when zero).
 	FlushGrace time.Duration
-	// Clock stamps times and drives the write backoff; clock.Real when nil.
+	// ApprovalTimeout bounds a task's wait for a person to approve or deny
+	// a gated action (cause approval_timeout); AnswerTimeout its wait for
+	// an answer (cause user_timeout). DefaultWaitTimeout when zero.
+	ApprovalTimeout, AnswerTimeout time.Duration
+	// OnPending, when set, is called in its own goroutine each time a task
+	// of this service starts waiting for a person (the CLI's run asks on
+	// its terminal and calls Approve, Deny or Answer).
+	OnPending func(id string, p storage.Pending)
+	// Clock stamps times and drives the write backoff and the waits for a
+	// person; clock.Real when nil.
 	Clock clock.Clock
 	// Logger receives the service's lines; discarded when nil.
 	Logger *slog.Logger
@@ -161,6 +172,7 @@ type entry struct {
 	done       chan struct{} // closed when the run ended and its end was queued for writing
 	rec        *recorder
 	final      storage.Task // the task as it ended (phaseFinishing)
+	wait       *waiting     // the decision its runner waits for (phaseRunning), nil when none
 }
 
 // New builds a Service. devices may be nil when only RunNow is used.
@@ -313,13 +325,26 @@ func (s *Service) Get(ctx context.Context, id string) (storage.Task, error) {
 	s.mu.Lock()
 	e := s.entries[id]
 	var final storage.Task
+	running := e != nil && e.phase == phaseRunning
+	var pend *storage.Pending
 	if e != nil && e.phase == phaseFinishing {
 		final = e.final
+	}
+	if running && e.wait != nil && !e.wait.taken {
+		p := e.wait.pending
+		pend = &p
 	}
 	s.mu.Unlock()
 	t, err := s.store.Task(ctx, id)
 	if err != nil {
 		return storage.Task{}, err
+	}
+	// This process knows whether its task waits before the store does.
+	if running && !t.Status.Terminal() && t.Status != lifecycle.Queued {
+		t.Status, t.Pending = lifecycle.Running, pend
+		if pend != nil {
+			t.Status = pend.Kind.Status()
+		}
 	}
 	if final.ID != "" && !t.Status.Terminal() {
 		t.Status, t.Cause, t.Reason, t.Finished, t.Usage = final.Status, final.Cause, final.Reason, final.Finished, final.Usage
@@ -624,7 +649,7 @@ func (s *Service) runOne(e *entry, open opener) (storage.Task, runtime.Result, e
 			final.FinalScene = sj
 		}
 	}
-	rec.finish(storage.Change{From: []lifecycle.Status{lifecycle.Running}, To: status, Cause: cause, Reason: reason,
+	rec.finish(storage.Change{From: []lifecycle.Status{lifecycle.Running, lifecycle.WaitingApproval, lifecycle.WaitingUser}, To: status, Cause: cause, Reason: reason,
 		At: end, Usage: res.Usage, FinalScene: final.FinalScene})
 	rec.event(statusEvent(e.id, status, cause, reason, end))
 	// Normally the end is written in milliseconds and the device goes to
@@ -665,7 +690,10 @@ func (s *Service) run(ctx context.Context, t storage.Task, open opener, rec *rec
 		return runtime.Result{Status: lifecycle.Failed, Cause: lifecycle.CauseDeviceGone, Reason: fmt.Sprintf("open device %s: %v", t.Device, err)}
 	}
 	defer release()
-	return s.runner.Run(ctx, t, dev, rec.runtimeEvent)
+	s.mu.Lock()
+	e := s.entries[t.ID]
+	s.mu.Unlock()
+	return s.runner.Run(ctx, t, dev, rec.runtimeEvent, &person{s: s, e: e, rec: rec})
 }
 
 // retry runs one write until it succeeds, fails for good, or attempts run

@@ -72,7 +72,7 @@ type stepRunner struct {
 	start  chan string
 }
 
-func (r *stepRunner) Run(ctx context.Context, t storage.Task, dev device.Device, emit func(runtime.Event)) runtime.Result {
+func (r *stepRunner) Run(ctx context.Context, t storage.Task, dev device.Device, emit func(runtime.Event), _ runtime.Person) runtime.Result {
 	if r.start != nil {
 		r.start <- t.ID
 	}

@@ -168,7 +168,7 @@ func runTask(cmd *cobra.Command, o runOptions, args []string) error {
 		res = runner.Run(ctx, goal)
 	} else {
 		t, r, err := recordedRun(ctx, cfg, task.Request{Goal: goal, Device: od.Name, Planner: plannerName(spec.Name), MaxSteps: rc.MaxSteps},
-			od.Device, log, task.RunnerFunc(func(ctx context.Context, t storage.Task, _ device.Device, emit func(runtime.Event)) runtime.Result {
+			od.Device, log, task.RunnerFunc(func(ctx context.Context, t storage.Task, _ device.Device, emit func(runtime.Event), _ runtime.Person) runtime.Result {
 				record = emit
 				pr.taskID(t.ID)
 				return runner.Run(ctx, t.Goal)

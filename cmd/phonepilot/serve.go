@@ -193,7 +193,7 @@ type runtimeRunner struct {
 
 var _ task.Runner = (*runtimeRunner)(nil)
 
-func (r *runtimeRunner) Run(ctx context.Context, t storage.Task, dev device.Device, emit func(runtime.Event)) runtime.Result {
+func (r *runtimeRunner) Run(ctx context.Context, t storage.Task, dev device.Device, emit func(runtime.Event), person runtime.Person) runtime.Result {
 	cfg := r.base
 	if t.MaxSteps > 0 {
 		cfg.MaxSteps = t.MaxSteps
@@ -205,7 +205,7 @@ func (r *runtimeRunner) Run(ctx context.Context, t storage.Task, dev device.Devi
 	if err != nil {
 		return runtime.Result{Status: lifecycle.Failed, Cause: lifecycle.CauseModelError, Reason: err.Error()}
 	}
-	runner, err := runtime.New(cfg, deviceOf(dev), planner, runtime.Options{Logger: log, OnEvent: emit})
+	runner, err := runtime.New(cfg, deviceOf(dev), planner, runtime.Options{Logger: log, OnEvent: emit, Person: person})
 	if err != nil {
 		return runtime.Result{Status: lifecycle.Failed, Cause: lifecycle.CauseStepFailed, Reason: err.Error()}
 	}

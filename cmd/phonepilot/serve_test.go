@@ -239,13 +239,13 @@ func runRecorded(t *testing.T, store storage.Store, goal string, onEvent func(ru
 		t.Fatal(err)
 	}
 	rr := &runtimeRunner{base: runtime.Defaults(), log: testlog.New(t)}
-	runner := task.RunnerFunc(func(ctx context.Context, tk storage.Task, dev device.Device, emit func(runtime.Event)) runtime.Result {
+	runner := task.RunnerFunc(func(ctx context.Context, tk storage.Task, dev device.Device, emit func(runtime.Event), person runtime.Person) runtime.Result {
 		return rr.Run(ctx, tk, dev, func(e runtime.Event) {
 			emit(e)
 			if onEvent != nil {
 				onEvent(e)
 			}
-		})
+		}, person)
 	})
 	svc, err := task.New(task.Config{Logger: testlog.New(t)}, store, nil, runner)
 	if err != nil {

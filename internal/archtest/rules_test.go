@@ -30,7 +30,7 @@ var allowedImports = map[string][]string{
 	"plan/ai/openai":           {"plan/ai", "plan", "tools", "scene", "perception/frame"},
 	// Test helpers shared by the AIPlanner's and the providers' tests.
 	"plan/ai/aitest": {"plan/ai", "plan", "tools", "scene", "perception/frame", "internal/*", "task/lifecycle"},
-	"runtime":        {"apps", "plan", "tools", "device", "scene", "perception", "storage", "internal/clock", "task/lifecycle"},
+	"runtime":        {"apps", "plan", "tools", "device", "scene", "perception", "storage", "internal/clock", "task/lifecycle", "safety"},
 	"storage":        {"scene", "plan", "tools", "task/lifecycle"},
 	// SQL shared by the two stores.
 	"storage/internal/sqlstore": {"storage", "scene", "plan", "tools", "task/lifecycle"},

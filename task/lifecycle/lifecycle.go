@@ -19,10 +19,10 @@ const (
 	Queued Status = "queued"
 	// Running: the loop owns the device.
 	Running Status = "running"
-	// WaitingApproval: the safety gate stopped an action; a person decides.
-	// Declared and storable now; no code drives a task there yet.
+	// WaitingApproval: the safety gate stopped an action; a person decides
+	// (the task's pending decision, kind PendingApproval, says what).
 	WaitingApproval Status = "waiting_approval"
-	// WaitingUser: the planner needs a person. Declared and storable now.
+	// WaitingUser: the planner needs a person (kind PendingQuestion).
 	WaitingUser Status = "waiting_user"
 	// Completed: the goal was reached.
 	Completed Status = "completed"
@@ -140,6 +140,37 @@ var EventTypes = []EventType{EventTaskQueued, EventTaskStarted, EventSceneObserv
 func (t EventType) Valid() bool { return slices.Contains(EventTypes, t) }
 
 func (t EventType) String() string { return string(t) }
+
+// Waiting reports whether a task in status s waits for a person (and so
+// carries a pending decision).
+func (s Status) Waiting() bool { return s == WaitingApproval || s == WaitingUser }
+
+// PendingKind is what a waiting task waits for.
+type PendingKind string
+
+// The kinds of pending decision.
+const (
+	// PendingApproval: the gate stopped an action; approve or deny.
+	PendingApproval PendingKind = "approval"
+	// PendingQuestion: the planner asked a person (ask_user); answer.
+	PendingQuestion PendingKind = "question"
+)
+
+// PendingKinds lists every kind.
+var PendingKinds = []PendingKind{PendingApproval, PendingQuestion}
+
+// Valid reports whether k is one of PendingKinds.
+func (k PendingKind) Valid() bool { return slices.Contains(PendingKinds, k) }
+
+// Status is the status of a task waiting for a pending decision of kind k.
+func (k PendingKind) Status() Status {
+	if k == PendingQuestion {
+		return WaitingUser
+	}
+	return WaitingApproval
+}
+
+func (k PendingKind) String() string { return string(k) }
 
 // StepStatus is how one executed step ended.
 type StepStatus string

@@ -94,7 +94,7 @@ func jsonOr(raw json.RawMessage, empty string) string {
 
 // taskColumns are what a list reads; a single task adds final_scene.
 const taskColumns = `id, goal, device, planner, max_steps, status, cause, reason, owner, created_us, started_us, finished_us,
-	input_tokens, output_tokens, model_latency_ns, config, seq`
+	input_tokens, output_tokens, model_latency_ns, config, pending, seq`
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -105,9 +105,10 @@ func scanTask(r scanner, withScene bool) (storage.Task, int64, error) {
 		created, seq      int64
 		latency           int64
 		config, final     string
+		pending           string
 	)
 	dest := []any{&t.ID, &t.Goal, &t.Device, &t.Planner, &t.MaxSteps, &t.Status, &t.Cause, &t.Reason, &t.Owner, &created, &started, &finished,
-		&t.Usage.InputTokens, &t.Usage.OutputTokens, &latency, &config, &seq}
+		&t.Usage.InputTokens, &t.Usage.OutputTokens, &latency, &config, &pending, &seq}
 	if withScene {
 		dest = append(dest, &final)
 	}
@@ -124,6 +125,13 @@ func scanTask(r scanner, withScene bool) (storage.Task, int64, error) {
 	if final != "" && final != "null" {
 		t.FinalScene = json.RawMessage(final)
 	}
+	if pending != "" && pending != "null" {
+		var p storage.Pending
+		if err := json.Unmarshal([]byte(pending), &p); err != nil {
+			return storage.Task{}, 0, fmt.Errorf("task %s: pending: %w", t.ID, err)
+		}
+		t.Pending = &p
+	}
 	return t, seq, nil
 }
 
@@ -138,6 +146,17 @@ func (s *Store) CreateTask(ctx context.Context, t storage.Task) (storage.Task, e
 	if !t.Status.Valid() {
 		return storage.Task{}, fmt.Errorf("create task: unknown status %q", t.Status)
 	}
+	pending := "null"
+	if t.Pending != nil {
+		if err := t.Pending.Validate(); err != nil {
+			return storage.Task{}, fmt.Errorf("create task: %w", err)
+		}
+		b, err := json.Marshal(t.Pending)
+		if err != nil {
+			return storage.Task{}, fmt.Errorf("create task: %w", err)
+		}
+		pending = string(b)
+	}
 	if t.Created.IsZero() {
 		t.Created = time.Now()
 	}
@@ -149,11 +168,11 @@ func (s *Store) CreateTask(ctx context.Context, t storage.Task) (storage.Task, e
 		return storage.Task{}, errors.New("create task: final scene is not valid JSON")
 	}
 	_, err := s.write.ExecContext(ctx, s.q(`INSERT INTO tasks (id, goal, device, planner, max_steps, status, cause, reason, owner,
-		created_us, started_us, finished_us, input_tokens, output_tokens, model_latency_ns, config, final_scene)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+		created_us, started_us, finished_us, input_tokens, output_tokens, model_latency_ns, config, final_scene, pending)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
 		t.ID, t.Goal, t.Device, t.Planner, t.MaxSteps, t.Status, t.Cause, t.Reason, t.Owner,
 		us(t.Created), nullUS(t.Started), nullUS(t.Finished),
-		t.Usage.InputTokens, t.Usage.OutputTokens, int64(t.Usage.Latency), jsonOr(t.Config, "{}"), jsonOr(t.FinalScene, "null"))
+		t.Usage.InputTokens, t.Usage.OutputTokens, int64(t.Usage.Latency), jsonOr(t.Config, "{}"), jsonOr(t.FinalScene, "null"), pending)
 	if err != nil {
 		return storage.Task{}, fmt.Errorf("create task: %w", err)
 	}
@@ -268,8 +287,16 @@ func (s *Store) UpdateStatus(ctx context.Context, id string, c storage.Change) (
 	}
 	at := us(c.At)
 	terminal := c.To.Terminal()
-	set := []string{"status = ?", "reason = ?"}
-	args := []any{c.To, c.Reason}
+	pending := "null"
+	if c.Pending != nil {
+		b, err := json.Marshal(c.Pending)
+		if err != nil {
+			return storage.Task{}, fmt.Errorf("update task %s: %w", id, err)
+		}
+		pending = string(b)
+	}
+	set := []string{"status = ?", "reason = ?", "pending = ?"}
+	args := []any{c.To, c.Reason, pending}
 	if c.To == lifecycle.Running {
 		set = append(set, "started_us = ?")
 		args = append(args, at)
@@ -321,7 +348,7 @@ func (s *Store) MarkInterrupted(ctx context.Context, owners []string, reason str
 	for _, o := range owners {
 		args = append(args, o)
 	}
-	rows, err := s.write.QueryContext(ctx, s.q(`UPDATE tasks SET status = ?, cause = ?, reason = ?, finished_us = ?
+	rows, err := s.write.QueryContext(ctx, s.q(`UPDATE tasks SET status = ?, cause = ?, reason = ?, finished_us = ?, pending = 'null'
 		WHERE status IN (?, ?, ?) AND owner IN (`+in+`) RETURNING id`), args...)
 	if err != nil {
 		return nil, fmt.Errorf("mark interrupted: %w", err)
