@@ -8,6 +8,7 @@ import (
 	"net/http"
 
 	"phonepilot/storage"
+	"phonepilot/task"
 )
 
 // FieldError is bad input; Field names what was wrong (a JSON body field or
@@ -66,7 +67,7 @@ func classify(err error) (status int, code string) {
 		return http.StatusNotFound, "not_found"
 	case errors.As(err, &me):
 		return http.StatusMethodNotAllowed, "method_not_allowed"
-	case errors.As(err, &ce), errors.Is(err, errConflict), errors.Is(err, ErrNoState):
+	case errors.As(err, &ce), errors.Is(err, errConflict), errors.Is(err, task.ErrConflict), errors.Is(err, ErrNoState):
 		return http.StatusConflict, "conflict"
 	}
 	return http.StatusInternalServerError, "internal"

@@ -20,6 +20,7 @@ import (
 	"phonepilot/internal/testlog"
 	"phonepilot/plan"
 	"phonepilot/runtime"
+	"phonepilot/safety"
 	"phonepilot/scene"
 	"phonepilot/storage"
 	"phonepilot/storage/sqlite"
@@ -123,6 +124,11 @@ func (f *fakeDevices) List(ctx context.Context) ([]DeviceInfo, error) {
 type fakeRunner struct {
 	steps int
 	gate  chan struct{}
+	// ask, when set, makes every step wait for a person before its tap
+	// reaches the phone: an approval (denied: the task fails
+	// approval_denied, the tap never happens) or a question (the answer
+	// ends up in the task's reason).
+	ask lifecycle.PendingKind
 
 	mu      sync.Mutex
 	active  map[string]int // device → tasks running now
@@ -135,7 +141,7 @@ func newFakeRunner(steps int) *fakeRunner {
 	return &fakeRunner{steps: steps, active: map[string]int{}, maxSeen: map[string]int{}, started: make(chan string, 100)}
 }
 
-func (f *fakeRunner) Run(ctx context.Context, task storage.Task, dev device.Device, emit func(runtime.Event), _ runtime.Person) runtime.Result {
+func (f *fakeRunner) Run(ctx context.Context, task storage.Task, dev device.Device, emit func(runtime.Event), person runtime.Person) runtime.Result {
 	f.mu.Lock()
 	f.active[task.Device]++
 	f.maxSeen[task.Device] = max(f.maxSeen[task.Device], f.active[task.Device])
@@ -149,6 +155,7 @@ func (f *fakeRunner) Run(ctx context.Context, task storage.Task, dev device.Devi
 	f.started <- task.ID
 	emit(runtime.Event{Type: lifecycle.EventTaskStarted, Time: time.Now(), Reason: task.Goal})
 	sc, _ := dev.Scene(ctx)
+	reason := "done"
 	for n := 1; n <= f.steps; n++ {
 		if f.gate != nil {
 			select {
@@ -162,12 +169,54 @@ func (f *fakeRunner) Run(ctx context.Context, task storage.Task, dev device.Devi
 		}
 		call := tools.NewCall(tools.Tap, map[string]int{"element": 1})
 		emit(runtime.Event{Type: lifecycle.EventStepStarted, Step: n, Call: &call, Scene: sc})
+		if res, stop := f.askPerson(ctx, person, n, call, sc); stop {
+			return res
+		} else if res.Reason != "" {
+			reason = res.Reason
+		}
+		if err := dev.Tap(ctx, 300, 250); err != nil {
+			return runtime.Result{Status: lifecycle.Failed, Cause: lifecycle.CauseDeviceGone, Reason: err.Error()}
+		}
 		rec := plan.StepRecord{Number: n, Intent: fmt.Sprintf("step %d", n), Call: call,
 			Attempts: []plan.Attempt{{Number: 1, Result: "tapped [1] Button \"OK\"", Changed: true}}, Status: lifecycle.StepSucceeded,
 			Started: time.Now(), Duration: time.Millisecond}
 		emit(runtime.Event{Type: lifecycle.EventStepFinished, Step: n, Call: &call, Record: &rec, Scene: sc})
 	}
-	return runtime.Result{Status: lifecycle.Completed, Reason: "done", Usage: plan.Usage{InputTokens: 5}, FinalScene: sc}
+	return runtime.Result{Status: lifecycle.Completed, Reason: reason, Usage: plan.Usage{InputTokens: 5}, FinalScene: sc}
+}
+
+// askPerson waits for the person f.ask says; stop is set when the task
+// ends there (denied, timed out, cancelled).
+func (f *fakeRunner) askPerson(ctx context.Context, person runtime.Person, n int, call tools.Call, sc *scene.Scene) (res runtime.Result, stop bool) {
+	ended := func(err error) (runtime.Result, bool) {
+		if ctx.Err() != nil {
+			return runtime.Result{Status: lifecycle.Cancelled, Cause: lifecycle.CauseCancelled, Reason: "cancelled"}, true
+		}
+		cause := lifecycle.CauseApprovalTimeout
+		if errors.Is(err, runtime.ErrAnswerTimeout) {
+			cause = lifecycle.CauseUserTimeout
+		}
+		return runtime.Result{Status: lifecycle.Failed, Cause: cause, Reason: err.Error()}, true
+	}
+	switch f.ask {
+	case lifecycle.PendingApproval:
+		el := sc.Elements[1]
+		d, err := person.Approve(ctx, runtime.Approval{Step: n, Call: call, Element: &el, Scene: sc,
+			Decision: safety.Decision{Verdict: safety.Confirm, Category: safety.Payment, Reason: `"OK" on [1] Button, in com.example`}})
+		if err != nil {
+			return ended(err)
+		}
+		if !d.Approved {
+			return runtime.Result{Status: lifecycle.Failed, Cause: lifecycle.CauseApprovalDenied, Reason: fmt.Sprintf("denied by %s: %s", d.By, d.Note)}, true
+		}
+	case lifecycle.PendingQuestion:
+		a, err := person.Ask(ctx, runtime.Question{Step: n, Call: tools.NewCall("ask_user", map[string]string{"question": "What is the code?"}), Text: "What is the code?", Scene: sc})
+		if err != nil {
+			return ended(err)
+		}
+		return runtime.Result{Reason: fmt.Sprintf("answered by %s: %s", a.By, a.Text)}, false
+	}
+	return runtime.Result{}, false
 }
 
 type harness struct {

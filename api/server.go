@@ -203,6 +203,9 @@ func (s *Server) routeTable() []route {
 		{"GET", "/v1/tasks/{id}/steps", true, s.getSteps},
 		{"GET", "/v1/tasks/{id}/events", true, s.streamEvents},
 		{"POST", "/v1/tasks/{id}/cancel", true, s.cancelTask},
+		{"POST", "/v1/tasks/{id}/approve", true, s.approveTask},
+		{"POST", "/v1/tasks/{id}/deny", true, s.denyTask},
+		{"POST", "/v1/tasks/{id}/answer", true, s.answerTask},
 		{"GET", "/v1/devices", true, s.listDevices},
 		{"GET", "/v1/devices/{id}/state", true, s.deviceState},
 	}

@@ -108,7 +108,7 @@ func (s *Server) createTask(w http.ResponseWriter, r *http.Request) error {
 
 // serviceError gives the service's refusals their HTTP meaning.
 func serviceError(err error) error {
-	if errors.Is(err, task.ErrClosed) || errors.Is(err, task.ErrConflict) {
+	if errors.Is(err, task.ErrClosed) {
 		return fmt.Errorf("%w: %w", errConflict, err)
 	}
 	return err

@@ -19,6 +19,7 @@ import (
 	"phonepilot/device"
 	"phonepilot/plan"
 	"phonepilot/runtime"
+	"phonepilot/safety"
 	"phonepilot/storage"
 	"phonepilot/task"
 	"phonepilot/task/lifecycle"
@@ -55,6 +56,7 @@ type runOptions struct {
 	noRecord bool
 	device   string
 	dev      deviceOptions
+	allow    []string
 }
 
 func newRunCmd() *cobra.Command {
@@ -78,13 +80,22 @@ or OPENAI_API_KEY.
 The task is recorded (unless --no-record) and its id printed first, so
 "phonepilot show ID" (or a unique prefix of it) finds it afterwards.
 
+Actions that cannot be undone (pay, buy, send, delete, grant a permission,
+log out, install, call: the safety gate's categories) wait for a person:
+on a terminal run shows the action (element, label, category, reason) and
+asks "Approve? [y/N]" (and reads a line to answer a question the planner
+asks); without a terminal (stdin not a TTY) it refuses, and the task fails
+with cause approval_denied. --allow CATEGORY[,…] lets the named categories
+through for this run without asking (docs/safety.md).
+
 Exit status: 0 completed, 1 failed (goal not reached), 2 bad usage,
 3 the device vanished or stopped answering (cause device_gone),
 130 cancelled (Ctrl-C).`,
 		Example: `  phonepilot run --device sim "open Taobao and search Mac mini"
   phonepilot run --device sim --sim-locale zh "打开淘宝搜索Mac mini"
   phonepilot run --device adb --planner ai --provider anthropic "turn on dark theme"
-  phonepilot run --json --sim-profile realistic "open Taobao and search Mac mini"`,
+  phonepilot run --json --sim-profile realistic "open Taobao and search Mac mini"
+  phonepilot run --allow payment "open Taobao, search Mac mini, tap Mac mini Limited Edition Silver, tap Buy now, tap Pay"`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runTask(cmd, o, args)
@@ -104,6 +115,7 @@ Exit status: 0 completed, 1 failed (goal not reached), 2 bad usage,
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "log debug lines to stderr")
 	f.String("db", "", dbFlagHelp)
 	f.BoolVar(&o.noRecord, "no-record", false, "do not record the task in the database")
+	f.StringSliceVar(&o.allow, "allow", nil, "let these gated categories through for this run without asking: "+categoryList()+" (comma separated)")
 	return cmd
 }
 
@@ -117,6 +129,14 @@ func runTask(cmd *cobra.Command, o runOptions, args []string) error {
 		return exitWith(2, errors.New(`give a goal, for example: phonepilot run --device sim "open Taobao and search Mac mini"`))
 	}
 	cfg, rc, err := commandConfig(cmd.Flags(), o.config)
+	if err != nil {
+		return exitWith(2, err)
+	}
+	allow, err := parseAllow(o.allow)
+	if err != nil {
+		return exitWith(2, err)
+	}
+	gate, err := safety.New(allowCategories(safety.Policy{}, allow))
 	if err != nil {
 		return exitWith(2, err)
 	}
@@ -148,12 +168,15 @@ func runTask(cmd *cobra.Command, o runOptions, args []string) error {
 	// The runtime's events go to the printer and, when recording, to the
 	// task service's recorder (set by the service for the run).
 	var record func(runtime.Event)
-	runner, err := runtime.New(rc, od.Device, planner, runtime.Options{Logger: log, OnEvent: func(e runtime.Event) {
+	opts := runtime.Options{Logger: log, Gate: gate, OnEvent: func(e runtime.Event) {
 		pr.event(e)
 		if record != nil {
 			record(e)
 		}
-	}})
+	}}
+	// Without a task service (--no-record) nobody can be asked: the runtime
+	// refuses every confirmation.
+	runner, err := runtime.New(rc, od.Device, planner, opts)
 	if err != nil {
 		return exitWith(2, err)
 	}
@@ -168,10 +191,18 @@ func runTask(cmd *cobra.Command, o runOptions, args []string) error {
 		res = runner.Run(ctx, goal)
 	} else {
 		t, r, err := recordedRun(ctx, cfg, task.Request{Goal: goal, Device: od.Name, Planner: plannerName(spec.Name), MaxSteps: rc.MaxSteps},
-			od.Device, log, task.RunnerFunc(func(ctx context.Context, t storage.Task, _ device.Device, emit func(runtime.Event), _ runtime.Person) runtime.Result {
+			od.Device, log, newPerson(cmd, pr.stopSpinner), task.RunnerFunc(func(ctx context.Context, t storage.Task, _ device.Device, emit func(runtime.Event), person runtime.Person) runtime.Result {
 				record = emit
 				pr.taskID(t.ID)
-				return runner.Run(ctx, t.Goal)
+				// The task service is the person the runtime turns to: the
+				// task waits, and the person at the terminal decides.
+				o := opts
+				o.Person = person
+				r, err := runtime.New(rc, od.Device, planner, o)
+				if err != nil {
+					return runtime.Result{Status: lifecycle.Failed, Cause: lifecycle.CauseStepFailed, Reason: err.Error()}
+				}
+				return r.Run(ctx, t.Goal)
 			}))
 		if err != nil {
 			return exitWith(exitFailed, fmt.Errorf("%w (use --no-record to run without recording)", err))
@@ -211,14 +242,20 @@ func runTask(cmd *cobra.Command, o runOptions, args []string) error {
 // running are interrupted first. A Ctrl-C (ctx) cancels the task; the
 // records are still written. (openStore has interrupted the tasks dead
 // processes left running.)
-func recordedRun(ctx context.Context, cfg appConfig, req task.Request, dev device.Device, log *slog.Logger, runner task.Runner) (storage.Task, runtime.Result, error) {
+func recordedRun(ctx context.Context, cfg appConfig, req task.Request, dev device.Device, log *slog.Logger, p *person, runner task.Runner) (storage.Task, runtime.Result, error) {
 	bg := context.WithoutCancel(ctx)
 	store, err := openStore(bg, cfg.Storage.DB)
 	if err != nil {
 		return storage.Task{}, runtime.Result{}, fmt.Errorf("open task database: %w", err)
 	}
 	defer store.Close()
-	svc, err := task.New(task.Config{Snapshot: cfg.snapshots(log), Logger: log}, store, nil, runner)
+	tcfg := task.Config{Snapshot: cfg.snapshots(log), Logger: log}
+	var svc *task.Service
+	if p != nil {
+		// The task waits for a person: p asks on the terminal, or refuses.
+		tcfg.OnPending = func(id string, pd storage.Pending) { p.decide(bg, svc, id, pd) }
+	}
+	svc, err = task.New(tcfg, store, nil, runner)
 	if err != nil {
 		return storage.Task{}, runtime.Result{}, err
 	}
