@@ -31,6 +31,16 @@ type Input struct {
 	Reason string
 	// Stuck is set by the loop detector: a description of the loop seen.
 	Stuck string
+	// Answer is a person's answer to the question the previous step asked
+	// (ask_user), nil otherwise; Scene is then the phone as the person
+	// left it.
+	Answer *Answer
+}
+
+// Answer is what a person answered to a planner's question.
+type Answer struct {
+	Question string `json:"question"`
+	Text     string `json:"text"`
 }
 
 // Decision is a Planner's answer. Either Steps is non-empty, or Finish is set.

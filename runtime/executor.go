@@ -35,6 +35,17 @@ type executor struct {
 	// the runner reuses as its next observation instead of reading the
 	// screen again (a dump costs 0.2–2 s on a phone).
 	last *scene.Scene
+
+	// gate is asked before every action that touches the phone, person
+	// when the gate wants a person's yes; goal is the task's, for the gate.
+	gate   Gate
+	person Person
+	goal   string
+	// refused are the actions refused in this task (refusalKey), so that a
+	// planner asking again ends the task instead of asking a person twice.
+	refused map[string]refusal
+	// refusal is set when the step just executed was refused.
+	refusal *refusal
 }
 
 // newExecutor builds the Executor of one task. A nil backoff is the default
@@ -43,7 +54,7 @@ func newExecutor(cfg Config, dev device.Device, clk clock.Clock, log *slog.Logge
 	if backoff == nil {
 		backoff = NewBackoff(cfg.BackoffBase, cfg.BackoffMax, cfg.Seed)
 	}
-	return &executor{cfg: cfg, dev: dev, clock: clk, log: log, backoff: backoff}
+	return &executor{cfg: cfg, dev: dev, clock: clk, log: log, backoff: backoff, gate: defaultGate, refused: map[string]refusal{}}
 }
 
 // execute runs one step. It returns the step's record, the Scene the step
@@ -52,6 +63,7 @@ func newExecutor(cfg Config, dev device.Device, clk clock.Clock, log *slog.Logge
 func (e *executor) execute(ctx context.Context, number int, ps plan.PlannedStep, planScene *scene.Scene,
 	onAttempt func(plan.Attempt, tools.Call)) (plan.StepRecord, *scene.Scene, error) {
 	start := e.clock.Now()
+	e.refusal = nil
 	rec := plan.StepRecord{
 		Number: number, Intent: ps.Intent, Call: ps.Call, Attempts: []plan.Attempt{},
 		Before: e.fp(planScene), Started: start,
@@ -78,6 +90,13 @@ func (e *executor) execute(ctx context.Context, number int, ps plan.PlannedStep,
 	cur := planScene
 	var base *scene.Scene // the screen right before the first action
 	lastReason := ""
+	approved := false // a person approved this step's action: it runs once, never again
+	refused := func(n int, aStart time.Time, call tools.Call) (plan.StepRecord, *scene.Scene, error) {
+		a := plan.Attempt{Number: n, Result: e.refusal.reason, Duration: e.clock.Now().Sub(aStart)}
+		rec.Attempts = append(rec.Attempts, a)
+		onAttempt(a, call)
+		return fail(e.refusal.reason)
+	}
 	for n := 1; n <= e.cfg.StepRetries; n++ {
 		if n > 1 {
 			if err := e.clock.Sleep(ctx, e.backoff.Delay(n)); err != nil {
@@ -122,6 +141,16 @@ func (e *executor) execute(ctx context.Context, number int, ps plan.PlannedStep,
 				// Part of the input is on the screen (the text is in the
 				// field, the submit did not land): do only the rest.
 				call = rest
+				outcome, _, err := e.guard(ctx, number, tool, call, cur)
+				if err != nil {
+					return e.abort(rec, start, actedOn, err)
+				}
+				if outcome == guardRefused {
+					return refused(n, aStart, call)
+				}
+				if outcome == guardApproved {
+					approved = true
+				}
 				e.last = nil
 				res, err := tools.Run(ctx, e.dev, cur, call, tools.RunOptions{Clock: e.clock})
 				if err != nil {
@@ -136,6 +165,17 @@ func (e *executor) execute(ctx context.Context, number int, ps plan.PlannedStep,
 				result = "already took effect; not repeated"
 			}
 		} else {
+			outcome, now, err := e.guard(ctx, number, tool, call, actScene)
+			if err != nil {
+				return e.abort(rec, start, actedOn, err)
+			}
+			switch outcome {
+			case guardRefused:
+				return refused(n, aStart, call)
+			case guardApproved:
+				// The same element on a fresh read of the same screen.
+				approved, actScene, cur = true, now, now
+			}
 			e.last = nil
 			res, err := tools.Run(ctx, e.dev, actScene, call, tools.RunOptions{Clock: e.clock})
 			if err != nil {
@@ -146,7 +186,7 @@ func (e *executor) execute(ctx context.Context, number int, ps plan.PlannedStep,
 				rec.Attempts = append(rec.Attempts, a)
 				onAttempt(a, call)
 				lastReason = err.Error()
-				if permanent(err) {
+				if permanent(err) || approved {
 					return fail(lastReason)
 				}
 				continue
@@ -182,6 +222,11 @@ func (e *executor) execute(ctx context.Context, number int, ps plan.PlannedStep,
 		}
 		lastReason = why
 		e.log.Debug("expectation not met", "step", number, "attempt", n, "why", why)
+		if approved {
+			// What was approved ran; anything more is a new decision for
+			// the planner and, through the gate, for a person.
+			return fail(fmt.Sprintf("the approved action ran but %s", why))
+		}
 	}
 	return fail(fmt.Sprintf("%s after %d attempts", lastReason, len(rec.Attempts)))
 }

@@ -176,6 +176,8 @@ type Runner struct {
 	log     *slog.Logger
 	onEvent func(Event)
 	backoff Backoff
+	gate    Gate
+	person  Person
 }
 
 // New checks cfg and builds a Runner that asks planner. The Planner is the
@@ -191,7 +193,8 @@ func New(cfg Config, dev device.Device, planner plan.Planner, opt Options) (*Run
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	r := &Runner{cfg: cfg, dev: dev, planner: planner, clock: opt.Clock, log: opt.Logger, onEvent: opt.OnEvent, backoff: opt.Backoff}
+	r := &Runner{cfg: cfg, dev: dev, planner: planner, clock: opt.Clock, log: opt.Logger, onEvent: opt.OnEvent, backoff: opt.Backoff,
+		gate: opt.Gate, person: opt.Person}
 	if r.clock == nil {
 		r.clock = clock.Real{}
 	}
@@ -231,8 +234,14 @@ func (r *Runner) Run(ctx context.Context, goal string) Result {
 
 	mem := NewMemory(r.cfg.RecentScenes, r.cfg.RepeatLimit, r.cfg.StuckSteps)
 	exec := newExecutor(r.cfg, r.dev, r.clock, r.log, r.backoff)
+	exec.goal, exec.person = goal, r.person
+	if r.gate != nil {
+		exec.gate = r.gate
+	}
 	var replan bool
 	var replanReason string
+	var answer *plan.Answer
+	var refused *refusal // the last step was refused: why, and the cause of giving up after it
 	stuckReported := false
 
 	for {
@@ -266,7 +275,9 @@ func (r *Runner) Run(ctx context.Context, goal string) Result {
 			Replan:  replan,
 			Reason:  replanReason,
 			Stuck:   stuck,
+			Answer:  answer,
 		}
+		answer = nil
 		if stuck != "" {
 			stuckReported = true
 			mem.MarkStuckReported()
@@ -288,9 +299,16 @@ func (r *Runner) Run(ctx context.Context, goal string) Result {
 			if reason == "" {
 				reason = "the planner gave up without a reason"
 			}
+			if refused != nil && f.Cause == lifecycle.CauseNone {
+				// It could not go on without the refused action.
+				return fail(refused.cause, reason+" (after: "+refused.reason+")")
+			}
 			return fail(giveUpCause(f, res.Steps), reason)
 		}
 		if len(dec.Steps) == 0 {
+			if refused != nil {
+				return fail(refused.cause, "the planner could not go on after: "+refused.reason)
+			}
 			return fail(lifecycle.CausePlannerGaveUp, "the planner returned no step and did not finish the task")
 		}
 		if len(res.Steps) >= r.cfg.MaxSteps {
@@ -304,9 +322,17 @@ func (r *Runner) Run(ctx context.Context, goal string) Result {
 		number := len(res.Steps) + 1
 		call := ps.Call
 		r.emit(Event{Type: lifecycle.EventStepStarted, Step: number, Intent: ps.Intent, Call: &call, Scene: sc})
-		rec, actedOn, err := exec.execute(ctx, number, ps, sc, func(a plan.Attempt, c tools.Call) {
+		onAttempt := func(a plan.Attempt, c tools.Call) {
 			r.emit(Event{Type: lifecycle.EventAttempt, Step: number, Intent: ps.Intent, Call: &c, Attempt: &a})
-		})
+		}
+		var rec plan.StepRecord
+		var actedOn *scene.Scene
+		if q, asks, qerr := tools.Question(call); asks {
+			rec, answer, err = r.ask(ctx, exec, number, ps, q, qerr, sc, onAttempt)
+			actedOn = sc
+		} else {
+			rec, actedOn, err = exec.execute(ctx, number, ps, sc, onAttempt)
+		}
 		rec.Usage = dec.Usage
 		if ctx.Err() != nil && rec.Status == lifecycle.StepFailed {
 			// The step did not fail: the task was cancelled under it.
@@ -321,12 +347,51 @@ func (r *Runner) Run(ctx context.Context, goal string) Result {
 				return end(e)
 			}
 		}
-		if rec.Status == lifecycle.StepFailed {
+		refused = exec.refusal
+		switch {
+		case refused != nil:
+			replan, replanReason = true, fmt.Sprintf("step %d (%s) was refused and did not run: %s. Do not ask for it again: find another way, or finish the task unsuccessfully.",
+				number, rec.Intent, rec.Reason)
+		case rec.Status == lifecycle.StepFailed:
 			replan, replanReason = true, fmt.Sprintf("step %d (%s) failed: %s", number, rec.Intent, rec.Reason)
-		} else {
+		default:
 			replan, replanReason = false, ""
 		}
 	}
+}
+
+// ask hands the phone to a person for an ask_user step: the task waits
+// (waiting_user) until the person answers, and the planner's next decision
+// gets the answer and a fresh read of the screen.
+func (r *Runner) ask(ctx context.Context, exec *executor, number int, ps plan.PlannedStep, q string, qerr error, sc *scene.Scene,
+	onAttempt func(plan.Attempt, tools.Call)) (plan.StepRecord, *plan.Answer, error) {
+	start := r.clock.Now()
+	exec.refusal = nil
+	fp := exec.fp(sc)
+	rec := plan.StepRecord{Number: number, Intent: ps.Intent, Call: ps.Call, Attempts: []plan.Attempt{}, Before: fp, After: fp, Started: start}
+	end := func(status lifecycle.StepStatus, result string) plan.StepRecord {
+		a := plan.Attempt{Number: 1, Result: result, Duration: r.clock.Now().Sub(start)}
+		rec.Attempts = append(rec.Attempts, a)
+		onAttempt(a, ps.Call)
+		rec.Status, rec.Duration = status, r.clock.Now().Sub(start)
+		if status == lifecycle.StepFailed {
+			rec.Reason = result
+		}
+		return rec
+	}
+	switch {
+	case qerr != nil:
+		return end(lifecycle.StepFailed, fmt.Sprintf("invalid tool call %s: %v", ps.Call, qerr)), nil, nil
+	case r.person == nil:
+		return end(lifecycle.StepFailed, "nobody to ask: this run has no person to answer questions"), nil, nil
+	}
+	ans, err := r.person.Ask(ctx, Question{Step: number, Call: ps.Call, Text: q, Scene: sc})
+	if err != nil {
+		return end(lifecycle.StepFailed, err.Error()), nil, err
+	}
+	// The person may have used the phone: the next decision reads it anew.
+	exec.last = nil
+	return end(lifecycle.StepSucceeded, fmt.Sprintf("a person (%s) answered", ans.By)), &plan.Answer{Question: q, Text: ans.Text}, nil
 }
 
 // finishOf returns the decision's finish signal, also when a Planner put a
@@ -363,6 +428,13 @@ func fatal(ctx context.Context, err error) (ending, bool) {
 		return cancelled(ctx), true
 	case errors.Is(err, device.ErrDisconnected):
 		return ending{lifecycle.Failed, lifecycle.CauseDeviceGone, fmt.Sprintf("device disconnected: %v", err)}, true
+	case errors.Is(err, ErrApprovalTimeout):
+		return ending{lifecycle.Failed, lifecycle.CauseApprovalTimeout, err.Error()}, true
+	case errors.Is(err, ErrAnswerTimeout):
+		return ending{lifecycle.Failed, lifecycle.CauseUserTimeout, err.Error()}, true
+	}
+	if e, ok := isRefused(err); ok {
+		return e, true
 	}
 	return ending{}, false
 }

@@ -8,7 +8,7 @@ import (
 
 // registry is every tool, in the order of TOOLS.md. A new tool is a file in
 // this package defining its *Tool, and one line here.
-var registry = []*Tool{tapTool, longPressTool, typeTextTool, scrollTool, pressKeyTool, launchAppTool, waitTool, finishTaskTool}
+var registry = []*Tool{tapTool, longPressTool, typeTextTool, scrollTool, pressKeyTool, launchAppTool, waitTool, finishTaskTool, askUserTool}
 
 var (
 	byName  = map[string]*Tool{}

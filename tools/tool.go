@@ -40,6 +40,8 @@ type Tool struct {
 	remainder func(c Call, o Outcome) (rest Call, done string, ok bool)
 	// finish reads the end of the task a call declares (finish_task only).
 	finish func(c Call) (Finish, error)
+	// ask reads the question a call asks a person (ask_user only).
+	ask func(c Call) (string, error)
 	// press tools act with one discrete press (tap, press_key): when the
 	// thing a press should close is still there, the press did not land.
 	press bool

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"encoding/json"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -37,7 +38,7 @@ func tool(t *testing.T, name string) *Tool {
 }
 
 func TestEveryToolIsDefinedOnce(t *testing.T) {
-	want := []string{Tap, LongPress, TypeText, Scroll, PressKey, LaunchApp, Wait, FinishTask}
+	want := []string{Tap, LongPress, TypeText, Scroll, PressKey, LaunchApp, Wait, FinishTask, AskUser}
 	all := All()
 	if len(all) != len(want) {
 		t.Fatalf("%d tools; want %d", len(all), len(want))
@@ -208,5 +209,23 @@ func TestNoToolNameSwitchesOutsideTools(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestQuestionReadsAskUser(t *testing.T) {
+	q, ok, err := Question(NewCall(AskUser, AskUserArgs{Question: "  Please log in, then answer done.  "}))
+	if err != nil || !ok || q != "Please log in, then answer done." {
+		t.Fatalf("Question(ask_user) = %q, %t, %v; want the trimmed question", q, ok, err)
+	}
+	if _, ok, err := Question(NewCall(Tap, TapArgs{Element: 3})); ok || err != nil {
+		t.Errorf("Question(tap) = %t, %v; want not a question", ok, err)
+	}
+	for _, bad := range []string{`{"question":""}`, `{"question":"   "}`, `{}`, `{"question":"` + strings.Repeat("x", 501) + `"}`} {
+		if _, ok, err := Question(Call{Name: AskUser, Args: json.RawMessage(bad)}); !ok || err == nil {
+			t.Errorf("Question(ask_user %s) = %t, %v; want an error", bad, ok, err)
+		}
+	}
+	if a := tool(t, AskUser).Act(NewCall(AskUser, AskUserArgs{Question: "x"})); a.Kind != ActNone {
+		t.Errorf("ask_user acts on the phone (%s); it must not", a.Kind)
 	}
 }

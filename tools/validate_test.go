@@ -14,7 +14,7 @@ import (
 )
 
 func TestSpecsFollowTheContract(t *testing.T) {
-	want := []string{"tap", "long_press", "type_text", "scroll", "press_key", "launch_app", "wait", "finish_task"}
+	want := []string{"tap", "long_press", "type_text", "scroll", "press_key", "launch_app", "wait", "finish_task", "ask_user"}
 	specs := Specs()
 	if len(specs) != len(want) {
 		t.Fatalf("%d specs, want %d", len(specs), len(want))
@@ -182,7 +182,7 @@ func TestValidateUnknownTool(t *testing.T) {
 		if !errors.Is(err, ErrUnknownTool) {
 			t.Fatalf("%q: got %v, want ErrUnknownTool", name, err)
 		}
-		want := `unknown tool "` + name + `"; valid tools: tap, long_press, type_text, scroll, press_key, launch_app, wait, finish_task`
+		want := `unknown tool "` + name + `"; valid tools: tap, long_press, type_text, scroll, press_key, launch_app, wait, finish_task, ask_user`
 		if err.Error() != want {
 			t.Errorf("got  %s\nwant %s", err, want)
 		}

@@ -1,0 +1,347 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"phonepilot/device/sim"
+	"phonepilot/internal/clock"
+	"phonepilot/internal/testlog"
+	"phonepilot/plan"
+	"phonepilot/plan/rule"
+	"phonepilot/safety"
+	"phonepilot/task/lifecycle"
+	"phonepilot/tools"
+)
+
+const (
+	buyGoal  = "open Taobao, search Mac mini, tap Mac mini Limited Edition Silver, tap Buy now, tap Pay"
+	sendGoal = "open Messages, tap Mom, type hi, tap Send"
+)
+
+// scriptedPerson plays the person: it answers each approval with the next
+// of its decisions, checking what the phone looked like when it was asked.
+type scriptedPerson struct {
+	t        *testing.T
+	mu       sync.Mutex
+	approve  []bool
+	err      error // returned instead of a decision when set
+	asked    []Approval
+	atAsk    func() simState // the phone's state when asked
+	states   []simState
+	answers  []string
+	question []Question
+	onAsk    func() // called when asked for an approval (a cancel)
+}
+
+func (p *scriptedPerson) Approve(_ context.Context, a Approval) (ApprovalDecision, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.asked = append(p.asked, a)
+	if p.atAsk != nil {
+		p.states = append(p.states, p.atAsk())
+	}
+	if p.onAsk != nil {
+		p.onAsk()
+	}
+	if p.err != nil {
+		return ApprovalDecision{}, p.err
+	}
+	if len(p.approve) == 0 {
+		p.t.Errorf("asked for approval %d (%s) with no decision left", len(p.asked), a.Call)
+		return ApprovalDecision{By: "test"}, nil
+	}
+	yes := p.approve[0]
+	p.approve = p.approve[1:]
+	return ApprovalDecision{Approved: yes, By: "test", Note: "scripted"}, nil
+}
+
+func (p *scriptedPerson) Ask(_ context.Context, q Question) (Answer, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.question = append(p.question, q)
+	if len(p.answers) == 0 {
+		return Answer{}, errors.New("no answer scripted")
+	}
+	a := p.answers[0]
+	p.answers = p.answers[1:]
+	return Answer{By: "test", Text: a}, nil
+}
+
+type simState struct {
+	Taobao struct {
+		Orders []json.RawMessage `json:"orders"`
+	} `json:"taobao"`
+	Messages struct {
+		Sent []json.RawMessage `json:"sent"`
+	} `json:"messages"`
+}
+
+// gatedRun runs goal with the rule planner on a simulated phone with the
+// default gate and person p (nil: nobody to ask).
+func gatedRun(t *testing.T, goal string, p *scriptedPerson, gate Gate) (Result, simState) {
+	t.Helper()
+	return gatedRunCtx(context.Background(), t, goal, p, gate)
+}
+
+func gatedRunCtx(ctx context.Context, t *testing.T, goal string, p *scriptedPerson, gate Gate) (Result, simState) {
+	t.Helper()
+	clk := clock.NewFake(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC))
+	ph, err := sim.New(sim.Config{Locale: "en", Seed: 1, Clock: clk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := func() simState {
+		raw, err := ph.State()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var st simState
+		if err := json.Unmarshal(raw, &st); err != nil {
+			t.Fatalf("sim state: %v", err)
+		}
+		return st
+	}
+	opt := Options{Clock: clk, Logger: testlog.New(t), Gate: gate}
+	if p != nil {
+		p.atAsk = state
+		opt.Person = p
+	}
+	r, err := New(Defaults(), ph.Device(), rule.New(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := r.Run(ctx, goal)
+	return res, state()
+}
+
+func TestGateStopsPaymentAndSendUntilApproved(t *testing.T) {
+	for _, tc := range []struct {
+		goal, category string
+		labels         []string // the elements a person is asked about, in order
+		count          func(simState) int
+	}{
+		// "Buy now" and "Pay" are both purchase words: each is asked.
+		{buyGoal, "payment", []string{"Buy now", "Pay now"}, func(s simState) int { return len(s.Taobao.Orders) }},
+		{sendGoal, "send", []string{"Send SMS"}, func(s simState) int { return len(s.Messages.Sent) }},
+	} {
+		t.Run(tc.category, func(t *testing.T) {
+			p := &scriptedPerson{t: t, approve: []bool{true, true}[:len(tc.labels)]}
+			res, st := gatedRun(t, tc.goal, p, nil)
+			if res.Status != lifecycle.Completed {
+				t.Fatalf("%s (%s: %s); steps %v", res.Status, res.Cause, res.Reason, intents(res))
+			}
+			if len(p.asked) != len(tc.labels) {
+				t.Fatalf("asked %d times; want %d (%q)", len(p.asked), len(tc.labels), tc.labels)
+			}
+			for i, a := range p.asked {
+				if string(a.Decision.Category) != tc.category || a.Element == nil || a.Element.Label() != tc.labels[i] {
+					t.Errorf("ask %d about %s on %v (category %q); want the %q element, %s", i+1, a.Call, a.Element, a.Decision.Category, tc.labels[i], tc.category)
+				}
+				if n := tc.count(p.states[i]); n != 0 {
+					t.Errorf("ask %d: %d already done when the person was asked; want 0", i+1, n)
+				}
+			}
+			if n := tc.count(st); n != 1 {
+				t.Errorf("%d done after approval; want exactly 1", n)
+			}
+		})
+	}
+}
+
+func TestGateDeniedDoesNothingAndFailsApprovalDenied(t *testing.T) {
+	for _, goal := range []string{buyGoal, sendGoal} {
+		p := &scriptedPerson{t: t, approve: []bool{false}}
+		res, st := gatedRun(t, goal, p, nil)
+		if res.Status != lifecycle.Failed || res.Cause != lifecycle.CauseApprovalDenied {
+			t.Errorf("%q: %s (%s: %s); want failed approval_denied", goal, res.Status, res.Cause, res.Reason)
+		}
+		if len(p.asked) != 1 {
+			t.Errorf("%q: asked %d times; a denied action is never asked for again", goal, len(p.asked))
+		}
+		if len(st.Taobao.Orders) != 0 || len(st.Messages.Sent) != 0 {
+			t.Errorf("%q: %d orders, %d messages after a deny; want none", goal, len(st.Taobao.Orders), len(st.Messages.Sent))
+		}
+	}
+}
+
+func TestGateWithoutPersonRefuses(t *testing.T) {
+	res, st := gatedRun(t, buyGoal, nil, nil)
+	if res.Status != lifecycle.Failed || res.Cause != lifecycle.CauseApprovalDenied || len(st.Taobao.Orders) != 0 {
+		t.Errorf("%s (%s: %s), %d orders; want failed approval_denied and no order", res.Status, res.Cause, res.Reason, len(st.Taobao.Orders))
+	}
+}
+
+func TestGatePolicyDenyFailsPolicyDenied(t *testing.T) {
+	g, err := safety.New(safety.Policy{Rules: safety.Rules{Payment: safety.Deny}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &scriptedPerson{t: t}
+	res, st := gatedRun(t, buyGoal, p, g)
+	if res.Status != lifecycle.Failed || res.Cause != lifecycle.CausePolicyDenied || len(st.Taobao.Orders) != 0 {
+		t.Errorf("%s (%s: %s), %d orders; want failed policy_denied, no order", res.Status, res.Cause, res.Reason, len(st.Taobao.Orders))
+	}
+	if len(p.asked) != 0 {
+		t.Errorf("a person was asked %d times about an action the policy forbids", len(p.asked))
+	}
+}
+
+func TestGateTimeoutFailsApprovalTimeout(t *testing.T) {
+	p := &scriptedPerson{t: t, err: fmt.Errorf("%w (waited 10m0s)", ErrApprovalTimeout)}
+	res, st := gatedRun(t, buyGoal, p, nil)
+	if res.Status != lifecycle.Failed || res.Cause != lifecycle.CauseApprovalTimeout || len(st.Taobao.Orders) != 0 {
+		t.Errorf("%s (%s: %s), %d orders; want failed approval_timeout, no order", res.Status, res.Cause, res.Reason, len(st.Taobao.Orders))
+	}
+}
+
+func TestGateCancelWhileWaiting(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	p := &scriptedPerson{t: t, err: context.Canceled, onAsk: cancel}
+	res, st := gatedRunCtx(ctx, t, buyGoal, p, nil)
+	if res.Status != lifecycle.Cancelled || len(st.Taobao.Orders) != 0 {
+		t.Errorf("%s (%s: %s), %d orders; want cancelled and no order", res.Status, res.Cause, res.Reason, len(st.Taobao.Orders))
+	}
+}
+
+// Benign goals never reach a person.
+func TestGateLetsBenignTasksThrough(t *testing.T) {
+	for _, goal := range []string{
+		"open Taobao and search Mac mini",
+		"open Settings",
+		"open Settings, tap Network & internet, tap Airplane mode",
+		"open Settings, tap Display, tap Dark theme",
+		"open Messages, tap Mom",
+	} {
+		p := &scriptedPerson{t: t}
+		res, _ := gatedRun(t, goal, p, nil)
+		if res.Status != lifecycle.Completed {
+			t.Errorf("%q: %s (%s: %s); steps %v", goal, res.Status, res.Cause, res.Reason, intents(res))
+		}
+		if len(p.asked) != 0 {
+			t.Errorf("%q: the gate stopped %v; a benign task is never gated", goal, p.asked[0].Call)
+		}
+	}
+}
+
+// scriptPlanner plans its calls one per decision, then finishes; it
+// notes the answer each decision saw.
+type scriptPlanner struct {
+	steps         []tools.Call
+	answers       []string
+	observedAfter int // decisions made on a screen read after a question
+	asked         bool
+}
+
+func (p *scriptPlanner) Plan(_ context.Context, in plan.Input) (plan.Decision, error) {
+	a := ""
+	if in.Answer != nil {
+		a = in.Answer.Text
+	}
+	p.answers = append(p.answers, a)
+	if p.asked && in.Scene != nil {
+		p.observedAfter++
+	}
+	if len(p.steps) == 0 {
+		return plan.Decision{Finish: &plan.Finish{Success: true, Reason: "told " + a}}, nil
+	}
+	c := p.steps[0]
+	p.steps = p.steps[1:]
+	p.asked = c.Name == tools.AskUser
+	return plan.Decision{Steps: []plan.PlannedStep{{Intent: "ask", Call: c}}}, nil
+}
+
+// personFunc answers every approval and question with err.
+type personFunc func() error
+
+func (f personFunc) Approve(context.Context, Approval) (ApprovalDecision, error) {
+	return ApprovalDecision{}, f()
+}
+func (f personFunc) Ask(context.Context, Question) (Answer, error) { return Answer{}, f() }
+
+func TestAskUserWaitsAndGivesTheAnswer(t *testing.T) {
+	p := &scriptedPerson{t: t, answers: []string{"482913"}}
+	clk := clock.NewFake(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC))
+	ph, err := sim.New(sim.Config{Locale: "en", Seed: 1, Clock: clk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl := &scriptPlanner{steps: []tools.Call{tools.NewCall(tools.AskUser, tools.AskUserArgs{Question: "What is the code?"})}}
+	r, err := New(Defaults(), ph.Device(), pl, Options{Clock: clk, Logger: testlog.New(t), Person: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := r.Run(context.Background(), "log in")
+	if res.Status != lifecycle.Completed {
+		t.Fatalf("%s (%s)", res.Status, res.Reason)
+	}
+	if len(p.question) != 1 || p.question[0].Text != "What is the code?" || p.question[0].Scene == nil {
+		t.Fatalf("questions asked: %+v; want the one, with its screen", p.question)
+	}
+	if !slices.Equal(pl.answers, []string{"", "482913"}) {
+		t.Errorf("answers the planner saw per decision: %q; want the answer on the decision after the question only", pl.answers)
+	}
+	if pl.observedAfter == 0 {
+		t.Errorf("the planner got no fresh screen after the answer")
+	}
+}
+
+func TestAskUserTimeoutFailsUserTimeout(t *testing.T) {
+	ph, err := sim.New(sim.Config{Locale: "en", Seed: 1, Clock: clock.NewFake(time.Unix(0, 0))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl := &scriptPlanner{steps: []tools.Call{tools.NewCall(tools.AskUser, tools.AskUserArgs{Question: "Code?"})}}
+	r, err := New(Defaults(), ph.Device(), pl, Options{Clock: clock.NewFake(time.Unix(0, 0)), Person: personFunc(func() error { return ErrAnswerTimeout })})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := r.Run(context.Background(), "log in"); res.Status != lifecycle.Failed || res.Cause != lifecycle.CauseUserTimeout {
+		t.Errorf("%s (%s: %s); want failed user_timeout", res.Status, res.Cause, res.Reason)
+	}
+}
+
+// confirmAll is a gate that wants a person for every action.
+type confirmAll struct{}
+
+func (confirmAll) Check(safety.Input) safety.Decision {
+	return safety.Decision{Verdict: safety.Confirm, Category: safety.Send, Reason: "every action, for the test"}
+}
+
+// A planner that asks again for the action a person denied does not get a
+// second question: the task fails approval_denied and the action never runs.
+func TestDeniedActionAskedAgainEndsTheTask(t *testing.T) {
+	p := &scriptedPerson{t: t, approve: []bool{false}}
+	clk := clock.NewFake(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC))
+	ph, err := sim.New(sim.Config{Locale: "en", Seed: 1, Clock: clk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	launch := tools.NewCall(tools.LaunchApp, map[string]string{"app": "Taobao"})
+	pl := &scriptPlanner{steps: []tools.Call{launch, launch, launch}}
+	r, err := New(Defaults(), ph.Device(), pl, Options{Clock: clk, Logger: testlog.New(t), Person: p, Gate: confirmAll{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := r.Run(context.Background(), "open Taobao")
+	if res.Status != lifecycle.Failed || res.Cause != lifecycle.CauseApprovalDenied {
+		t.Errorf("%s (%s: %s); want failed approval_denied", res.Status, res.Cause, res.Reason)
+	}
+	if len(p.asked) != 1 {
+		t.Errorf("asked %d times about the same denied action; want once", len(p.asked))
+	}
+	sc, err := ph.Device().Scene(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.Package == "com.taobao.taobao" {
+		t.Errorf("Taobao is in front: the denied launch ran")
+	}
+}

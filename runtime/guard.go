@@ -1,0 +1,150 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"phonepilot/safety"
+	"phonepilot/scene"
+	"phonepilot/task/lifecycle"
+	"phonepilot/tools"
+)
+
+// defaultGate is the gate of a Runner given none: the default policy,
+// which confirms every category the gate flags.
+var defaultGate Gate = (*safety.Gate)(nil)
+
+// guardOutcome is what the gate (and a person) said about one action.
+type guardOutcome int
+
+const (
+	guardRun      guardOutcome = iota // allowed: run it
+	guardApproved                     // a person approved it: run it, once
+	guardRefused                      // refused: do not run it; e.refusal says why
+)
+
+// refusal is an action that was refused, and the cause a task ends with
+// when its planner cannot go on without it.
+type refusal struct {
+	cause  lifecycle.Cause // approval_denied or policy_denied
+	reason string
+}
+
+// refusedError ends a task whose planner asked again for an action that
+// was refused on the same screen: it cannot go on without it.
+type refusedError struct{ refusal }
+
+func (e *refusedError) Error() string { return e.reason }
+
+// guard asks the gate about call on sc before it touches the phone, and a
+// person when the gate wants one. It returns the Scene to act on (a fresh
+// one after a wait for a person: the same element on the same screen), or
+// an error that ends the task (cancelled, a timeout, a refused action
+// asked for again).
+func (e *executor) guard(ctx context.Context, number int, tool *tools.Tool, call tools.Call, sc *scene.Scene) (guardOutcome, *scene.Scene, error) {
+	if tool.Act(call).Kind == tools.ActNone {
+		return guardRun, sc, nil
+	}
+	el := elementOf(call, sc)
+	d := e.gate.Check(safety.Input{Goal: e.goal, Scene: sc, Call: call, Element: el})
+	if d.Verdict == safety.Allow {
+		return guardRun, sc, nil
+	}
+	key := refusalKey(call, el, sc)
+	if r, ok := e.refused[key]; ok {
+		return guardRefused, sc, &refusedError{refusal{r.cause, fmt.Sprintf("the planner asked again for an action that was refused: %s", r.reason)}}
+	}
+	refuse := func(cause lifecycle.Cause, reason string) (guardOutcome, *scene.Scene, error) {
+		r := refusal{cause, reason}
+		e.refused[key] = r
+		e.refusal = &r
+		return guardRefused, sc, nil
+	}
+	what := fmt.Sprintf("%s (%s: %s)", call, d.Category, d.Reason)
+	if d.Verdict == safety.Deny {
+		return refuse(lifecycle.CausePolicyDenied, "the safety policy forbids "+what)
+	}
+	if e.person == nil {
+		return refuse(lifecycle.CauseApprovalDenied, "refused: nobody to ask for approval of "+what)
+	}
+	dec, err := e.person.Approve(ctx, Approval{Step: number, Call: call, Element: el, Scene: sc, Decision: d})
+	if err != nil {
+		return guardRefused, sc, err
+	}
+	if !dec.Approved {
+		reason := fmt.Sprintf("a person (%s) denied %s", dec.By, what)
+		if note := strings.TrimSpace(dec.Note); note != "" {
+			reason += ": " + note
+		}
+		return refuse(lifecycle.CauseApprovalDenied, reason)
+	}
+	// The phone may have changed while it waited: the approved action runs
+	// only on the same element of the same app, never on whatever is there
+	// now.
+	now, err := e.observe(ctx)
+	if err != nil {
+		return guardRefused, sc, err
+	}
+	if why := sameTarget(el, sc, now); why != "" {
+		r := refusal{lifecycle.CauseApprovalDenied, "approved, but not run: " + why}
+		e.refusal = &r
+		return guardRefused, now, nil
+	}
+	return guardApproved, now, nil
+}
+
+// elementOf is the element a call acts on in sc, nil for none.
+func elementOf(call tools.Call, sc *scene.Scene) *scene.Element {
+	idx, ok := tools.ElementArg(call)
+	if !ok || sc == nil || idx < 0 || idx >= len(sc.Elements) {
+		return nil
+	}
+	el := sc.Elements[idx]
+	return &el
+}
+
+// refusalKey names an action on a screen: the same call on the same
+// element of the same app is the same action.
+func refusalKey(call tools.Call, el *scene.Element, sc *scene.Scene) string {
+	var b strings.Builder
+	b.WriteString(call.String())
+	if sc != nil {
+		b.WriteString("|" + sc.Package)
+	}
+	if el != nil {
+		fmt.Fprintf(&b, "|%s|%s|%s|%v", el.Class, el.Label(), el.ResourceID, el.Bounds)
+	}
+	return b.String()
+}
+
+// sameTarget says why the screen now is not the one an action was approved
+// on ("" when it is): another app in front, or the element gone, moved or
+// relabelled.
+func sameTarget(el *scene.Element, was, now *scene.Scene) string {
+	if was != nil && now.Package != was.Package {
+		return fmt.Sprintf("the app in front changed from %s to %s while waiting", was.Package, now.Package)
+	}
+	if el == nil {
+		return ""
+	}
+	if el.Index >= len(now.Elements) {
+		return fmt.Sprintf("element [%d] is gone from the screen", el.Index)
+	}
+	n := now.Elements[el.Index]
+	if n.Class != el.Class || n.Label() != el.Label() || n.ResourceID != el.ResourceID || n.Bounds != el.Bounds {
+		return fmt.Sprintf("element [%d] %q is no longer the same on the screen", el.Index, el.Label())
+	}
+	return ""
+}
+
+// isRefused reports whether err ends the task because of a refusal, and
+// its ending.
+func isRefused(err error) (ending, bool) {
+	var r *refusedError
+	if errors.As(err, &r) {
+		return ending{lifecycle.Failed, r.cause, r.reason}, true
+	}
+	return ending{}, false
+}
