@@ -90,9 +90,11 @@ type cardOnPage struct {
 	Approve  bool   `json:"approve"` // the Approve and Deny buttons are shown
 }
 
+// readCard reads the card of task %q; the status is the badge's once the
+// page shows that task (current is the page's task).
 const readCard = `(() => {
   const p = document.getElementById("pending");
-  const st = document.getElementById("task-status").dataset.status || "";
+  const st = current && current.id === %[1]q && current.status ? document.getElementById("task-status").dataset.status : "";
   if (p.hidden) return JSON.stringify({status: st});
   const shown = (id) => { const n = document.getElementById(id); return !!n && !n.hidden && n.offsetParent !== null; };
   return JSON.stringify({
@@ -107,14 +109,14 @@ const readCard = `(() => {
   });
 })()`
 
-// nextCard waits until the page shows a pending card other than the one
-// with key prev, or the task has ended.
-func nextCard(t *testing.T, ctx context.Context, prev string, terminal map[string]bool) cardOnPage {
+// nextCard waits until the page shows a pending card of task id other
+// than the one with key prev, or the task has ended.
+func nextCard(t *testing.T, ctx context.Context, id, prev string, terminal map[string]bool) cardOnPage {
 	t.Helper()
 	var c cardOnPage
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
-		js, err := chromedp.Run(ctx, chromedp.Evaluate[string](readCard))
+		js, err := chromedp.Run(ctx, chromedp.Evaluate[string](fmt.Sprintf(readCard, id)))
 		if err != nil {
 			t.Fatalf("browser: read the pending card: %v", err)
 		}
@@ -122,7 +124,7 @@ func nextCard(t *testing.T, ctx context.Context, prev string, terminal map[strin
 		if err := json.Unmarshal([]byte(js), &c); err != nil {
 			t.Fatalf("card %s: %v", js, err)
 		}
-		if (c.Key != "" && c.Key != prev) || terminal[c.Status] {
+		if (c.Key != "" && c.Key != prev && c.Task == id) || terminal[c.Status] {
 			return c
 		}
 		chromedp.Do(ctx, chromedp.Sleep(50*time.Millisecond))
@@ -229,7 +231,7 @@ func TestWebApproveAndDenyInChromium(t *testing.T) {
 	var seen []cardOnPage
 	prev := ""
 	for {
-		c := nextCard(t, ctx, prev, terminal)
+		c := nextCard(t, ctx, id, prev, terminal)
 		if c.Key == "" {
 			break
 		}
@@ -299,7 +301,7 @@ func TestWebApproveAndDenyInChromium(t *testing.T) {
 	// Deny the first card of a second purchase.
 	const denyDev = "sim:web-deny"
 	id2 := startFromPage(t, ctx, buyGoal, denyDev)
-	c := nextCard(t, ctx, "", terminal)
+	c := nextCard(t, ctx, id2, "", terminal)
 	if c.Key == "" || c.Task != id2 {
 		t.Fatalf("the second purchase shows no card: %+v", c)
 	}
@@ -309,7 +311,7 @@ func TestWebApproveAndDenyInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatalf("browser: deny: %v", err)
 	}
-	end := nextCard(t, ctx, c.Key, terminal)
+	end := nextCard(t, ctx, id2, c.Key, terminal)
 	if end.Key != "" || end.Status != string(lifecycle.Failed) {
 		t.Fatalf("after Deny the page shows %+v, want no card and the task failed", end)
 	}

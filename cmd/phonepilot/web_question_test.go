@@ -81,7 +81,7 @@ func TestWebAnswerInChromium(t *testing.T) {
 		terminal[string(s)] = s.Terminal()
 	}
 	id := startFromPage(t, ctx, "log in to the bank", "sim:ask")
-	c := nextCard(t, ctx, "", terminal)
+	c := nextCard(t, ctx, id, "", terminal)
 	if c.Key == "" || c.Task != id || c.Kind != string(lifecycle.PendingQuestion) {
 		t.Fatalf("no question card: %+v", c)
 	}
@@ -99,7 +99,7 @@ func TestWebAnswerInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatalf("browser: answer: %v", err)
 	}
-	end := nextCard(t, ctx, c.Key, terminal)
+	end := nextCard(t, ctx, id, c.Key, terminal)
 	var done apiTask
 	getJSON(t, a.url+"/v1/tasks/"+id, &done)
 	if end.Key != "" || end.Status != string(lifecycle.Completed) || done.Status != lifecycle.Completed || done.Pending != nil {
