@@ -85,9 +85,11 @@ function ms(ns) {
 function span(a, b) {
   const s = Math.max(0, (b - a) / 1000);
   if (s < 1) return `${Math.round(s * 1000)} ms`;
-  if (s < 60) return `${s.toFixed(1)} s`;
-  if (s < 3600) return `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`;
-  return `${Math.floor(s / 3600)} h ${Math.round((s % 3600) / 60)} min`;
+  if (s < 59.95) return `${s.toFixed(1)} s`;
+  const r = Math.round(s); // whole seconds first: never "9 min 60 s"
+  if (r < 3600) return `${Math.floor(r / 60)} min ${r % 60} s`;
+  const m = Math.round(r / 60);
+  return `${Math.floor(m / 60)} h ${m % 60} min`;
 }
 
 // when is a time of day, with the date when it is not today.
@@ -117,7 +119,7 @@ async function refreshList() {
         badge(t.status),
         el("div", { class: "what" },
           el("span", { class: "goal" }, t.goal),
-          t.pending ? el("span", { class: "needs" }, needs(t.pending)) : null,
+          t.pending ? el("span", { class: "needs", title: needs(t.pending) }, needs(t.pending)) : null,
           el("span", { class: "when", title: `created ${t.created}` + (t.started ? `, started ${t.started}` : "") + (t.finished ? `, finished ${t.finished}` : "") }, ran(t))));
       if (t.pending) li.dataset.pending = t.pending.kind;
       if (current && current.id === t.id) li.classList.add("current");
@@ -221,18 +223,18 @@ function follow(id) {
   src.addEventListener(EV.stepStarted, (e) => {
     if (!mine()) return;
     const d = JSON.parse(e.data);
-    $("task-live").textContent = `step ${d.step} running…`;
+    if (!shownPending) $("task-live").textContent = `step ${d.step} running…`; // a waiting card says what the task waits for
   });
   src.addEventListener(EV.attempt, (e) => {
     if (!mine()) return;
     const d = JSON.parse(e.data);
     const a = d.data || {};
-    $("task-live").textContent = `step ${d.step}: attempt ${a.number || ""} ${a.result || ""}`;
+    if (!shownPending) $("task-live").textContent = `step ${d.step}: attempt ${a.number || ""} ${a.result || ""}`;
   });
   src.addEventListener(EV.stepFinished, (e) => {
     if (!mine()) return;
     addStep(JSON.parse(e.data));
-    $("task-live").textContent = "";
+    if (!shownPending) $("task-live").textContent = "";
   });
   // A pending decision appears when it is requested and goes when it is
   // decided, by this page or anyone else (the CLI, another browser).

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -52,10 +53,12 @@ func servedWithRunner(t *testing.T, runner task.Runner) *servedAPI {
 // A question from the planner on the page: the card shows the question and
 // the screen it was asked on, with an answer box and no Approve / Deny;
 // the text typed on the page reaches the runner, said to come from the
-// page, and the task goes on to complete.
+// page. A second question, answered by another client through the API,
+// leaves the page live, and the task completes.
 func TestWebAnswerInChromium(t *testing.T) {
 	t.Parallel()
 	const question = "Which verification code did the bank text you?"
+	release := make(chan struct{}) // the runner ends once the test has seen the page without a card
 	runner := task.RunnerFunc(func(ctx context.Context, tk storage.Task, dev device.Device, emit func(runtime.Event), person runtime.Person) runtime.Result {
 		if err := dev.LaunchApp(ctx, "Taobao"); err != nil {
 			return runtime.Result{Status: lifecycle.Failed, Cause: lifecycle.CauseDeviceGone, Reason: err.Error()}
@@ -71,7 +74,16 @@ func TestWebAnswerInChromium(t *testing.T) {
 		if a.Text != "424242" || a.By != "web" {
 			return runtime.Result{Status: lifecycle.Failed, Cause: lifecycle.CausePlannerGaveUp, Reason: fmt.Sprintf("answer %q by %q", a.Text, a.By)}
 		}
-		return runtime.Result{Status: lifecycle.Completed, Reason: "the code was " + a.Text}
+		b, err := person.Ask(ctx, runtime.Question{Step: 2, Call: tools.NewCall("ask_user", map[string]string{"question": "Anything else?"}), Text: "Anything else?", Scene: sc})
+		if err != nil || b.By != "api" {
+			return runtime.Result{Status: lifecycle.Failed, Cause: lifecycle.CauseUserTimeout, Reason: fmt.Sprintf("second answer %+v, %v", b, err)}
+		}
+		select {
+		case <-release:
+		case <-ctx.Done():
+			return runtime.Result{Status: lifecycle.Cancelled, Cause: lifecycle.CauseCancelled}
+		}
+		return runtime.Result{Status: lifecycle.Completed, Reason: "the code was " + a.Text + "; " + b.Text}
 	})
 	a := servedWithRunner(t, runner)
 	ctx := newChromium(t, 60*time.Second)
@@ -99,7 +111,29 @@ func TestWebAnswerInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatalf("browser: answer: %v", err)
 	}
-	end := nextCard(t, ctx, id, c.Key, terminal)
+	second := nextCard(t, ctx, id, c.Key, terminal)
+	if second.Key == "" || second.Title == c.Title {
+		t.Fatalf("after the first answer the page shows %+v, want the second question", second)
+	}
+	// Someone else answers (another client, by "api"): the card goes.
+	resp, err := http.Post(a.url+"/v1/tasks/"+id+"/answer", "application/json", strings.NewReader(`{"text":"no"}`))
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("POST /answer from another client: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	// The task runs on; the page has dropped the card from the event alone.
+	gone, err := chromedp.Run(ctx, chromedp.Poll[string](fmt.Sprintf(`(() => { const c = JSON.parse(%s);
+		return !c.key && c.status === %q ? JSON.stringify(c) : ""; })()`, strings.TrimSuffix(fmt.Sprintf(readCard, id), ";"), lifecycle.Running),
+		chromedp.WithPollingTimeout(10*time.Second), chromedp.WithPollingInterval(50*time.Millisecond)))
+	if err != nil {
+		t.Errorf("the page did not drop the card answered elsewhere while the task ran on: %v", err)
+	}
+	live, _ := chromedp.Run(ctx, chromedp.Text(chromedp.ID("task-live")))
+	if !strings.Contains(live, "answered by api") {
+		t.Errorf("live line %q (card %s), want who answered", live, gone)
+	}
+	close(release)
+	end := nextCard(t, ctx, id, second.Key, terminal)
 	var done apiTask
 	getJSON(t, a.url+"/v1/tasks/"+id, &done)
 	if end.Key != "" || end.Status != string(lifecycle.Completed) || done.Status != lifecycle.Completed || done.Pending != nil {
