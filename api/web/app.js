@@ -629,7 +629,7 @@ async function boot() {
   } catch (e) {
     $("detail-empty").textContent = "This page cannot work with this server: " + e.message;
     $("start").disabled = true;
-    document.body.dataset.boot = "failed";
+    document.body.dataset.boot = "refused"; // the page's own state, not a task's
     return;
   }
   document.body.dataset.boot = "ready"; // tests wait for this
