@@ -307,3 +307,24 @@ func TestDecisionsNeedTheToken(t *testing.T) {
 		t.Errorf("state without the token = %v %v", resp.StatusCode, err)
 	}
 }
+
+// Cancel while waiting: the task ends cancelled and the pending action
+// never runs.
+func TestCancelWhileWaiting(t *testing.T) {
+	r := newFakeRunner(1)
+	r.ask = lifecycle.PendingApproval
+	h := newHarness(t, r, nil)
+	task := h.create("tap Pay", "sim:a")
+	h.waitStatus(task.ID, lifecycle.WaitingApproval)
+	var got storage.Task
+	if resp := h.do("POST", "/v1/tasks/"+task.ID+"/cancel", "", &got); resp.StatusCode != 200 || got.Status != lifecycle.Cancelled || got.Pending != nil {
+		t.Fatalf("cancel a waiting task = %d %+v", resp.StatusCode, got)
+	}
+	var e apiError
+	if resp := h.do("POST", "/v1/tasks/"+task.ID+"/approve", "", &e); resp.StatusCode != 409 {
+		t.Errorf("approve after cancel = %d %+v", resp.StatusCode, e)
+	}
+	if n := h.taps("sim:a"); n != 0 {
+		t.Errorf("the pending tap of a cancelled task ran (%d taps)", n)
+	}
+}

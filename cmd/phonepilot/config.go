@@ -15,6 +15,7 @@ import (
 
 	"phonepilot/plan/ai"
 	"phonepilot/runtime"
+	"phonepilot/safety"
 )
 
 // appConfig is every setting of phonepilot, one section per part. It is
@@ -72,9 +73,25 @@ type appConfig struct {
 	ADB     adbSection     `toml:"adb"`
 	Storage storageSection `toml:"storage"`
 	Serve   serveSection   `toml:"serve"`
+	Safety  safetySection  `toml:"safety"`
 
 	// Source says where the file layer came from ("" when there was none).
 	Source string `toml:"-"`
+}
+
+// safetySection is the safety gate's policy (safety.Policy: per category
+// allow, confirm or deny, per-app overrides under [safety.apps."pkg"]) and
+// how long a task waits for a person (task.Config; 10 minutes when unset).
+//
+//	[safety]
+//	payment = "deny"
+//	approval_timeout = "5m"
+//	[safety.apps."com.tencent.mm"]
+//	send = "allow"
+type safetySection struct {
+	safety.Policy
+	ApprovalTimeout time.Duration `toml:"approval_timeout"`
+	AnswerTimeout   time.Duration `toml:"answer_timeout"`
 }
 
 // runtimeSection tunes the task loop (see runtime.Config).
@@ -193,7 +210,7 @@ func (c *appConfig) readFile(path string) error {
 			keys[i] = k.String()
 		}
 		sort.Strings(keys)
-		return fmt.Errorf("config %s: unknown key(s): %s (known sections: runtime, ai, sim, adb, storage, serve; top-level: device, planner)",
+		return fmt.Errorf("config %s: unknown key(s): %s (known sections: runtime, ai, sim, adb, storage, serve, safety; top-level: device, planner)",
 			path, strings.Join(keys, ", "))
 	}
 	c.Source = path
@@ -345,6 +362,13 @@ func commandConfig(flags *pflag.FlagSet, path string) (appConfig, runtime.Config
 // Validate checks every section that can be checked without a device, so a
 // bad setting is reported before any phone is opened.
 func (c appConfig) Validate() error {
+	if err := c.Safety.Policy.Validate(); err != nil {
+		return err
+	}
+	if c.Safety.ApprovalTimeout < 0 || c.Safety.AnswerTimeout < 0 {
+		return fmt.Errorf("safety.approval_timeout and safety.answer_timeout must not be negative, got %s and %s",
+			c.Safety.ApprovalTimeout, c.Safety.AnswerTimeout)
+	}
 	switch c.Sim.Locale {
 	case "en", "zh":
 	default:
@@ -373,6 +397,10 @@ func (c appConfig) runtimeConfig() runtime.Config {
 	rc.BackoffBase, rc.BackoffMax, rc.FixedDelay = r.BackoffBase, r.BackoffMax, r.FixedDelay
 	return rc
 }
+
+// gate is the safety gate of every task, from the [safety] policy
+// (Validate has checked it).
+func (c appConfig) gate() (*safety.Gate, error) { return safety.New(c.Safety.Policy) }
 
 // aiConfig is the AIPlanner's Config from these settings (no Camera yet:
 // the device is not open).

@@ -85,8 +85,10 @@ log out, install, call: the safety gate's categories) wait for a person:
 on a terminal run shows the action (element, label, category, reason) and
 asks "Approve? [y/N]" (and reads a line to answer a question the planner
 asks); without a terminal (stdin not a TTY) it refuses, and the task fails
-with cause approval_denied. --allow CATEGORY[,…] lets the named categories
-through for this run without asking (docs/safety.md).
+with cause approval_denied. With --no-record there is no task to wait in,
+so gated actions are refused even on a terminal. --allow CATEGORY[,…] lets
+the named categories through for this run without asking, over the
+[safety] rules of phonepilot.toml (docs/safety.md).
 
 Exit status: 0 completed, 1 failed (goal not reached), 2 bad usage,
 3 the device vanished or stopped answering (cause device_gone),
@@ -136,7 +138,7 @@ func runTask(cmd *cobra.Command, o runOptions, args []string) error {
 	if err != nil {
 		return exitWith(2, err)
 	}
-	gate, err := safety.New(allowCategories(safety.Policy{}, allow))
+	gate, err := safety.New(allowCategories(cfg.Safety.Policy, allow))
 	if err != nil {
 		return exitWith(2, err)
 	}
@@ -168,15 +170,17 @@ func runTask(cmd *cobra.Command, o runOptions, args []string) error {
 	// The runtime's events go to the printer and, when recording, to the
 	// task service's recorder (set by the service for the run).
 	var record func(runtime.Event)
-	opts := runtime.Options{Logger: log, Gate: gate, OnEvent: func(e runtime.Event) {
-		pr.event(e)
-		if record != nil {
-			record(e)
-		}
-	}}
-	// Without a task service (--no-record) nobody can be asked: the runtime
-	// refuses every confirmation.
-	runner, err := runtime.New(rc, od.Device, planner, opts)
+	// newRunner builds the loop; person is the task service's (nil without
+	// recording: nobody can be asked, so every confirmation is refused).
+	newRunner := func(person runtime.Person) (*runtime.Runner, error) {
+		return runtime.New(rc, od.Device, planner, runtime.Options{Logger: log, Gate: gate, Person: person, OnEvent: func(e runtime.Event) {
+			pr.event(e)
+			if record != nil {
+				record(e)
+			}
+		}})
+	}
+	runner, err := newRunner(nil)
 	if err != nil {
 		return exitWith(2, err)
 	}
@@ -196,13 +200,11 @@ func runTask(cmd *cobra.Command, o runOptions, args []string) error {
 				pr.taskID(t.ID)
 				// The task service is the person the runtime turns to: the
 				// task waits, and the person at the terminal decides.
-				o := opts
-				o.Person = person
-				r, err := runtime.New(rc, od.Device, planner, o)
-				if err != nil {
+				runner, err := newRunner(person)
+				if err != nil { // newRunner(nil) above took the same settings
 					return runtime.Result{Status: lifecycle.Failed, Cause: lifecycle.CauseStepFailed, Reason: err.Error()}
 				}
-				return r.Run(ctx, t.Goal)
+				return runner.Run(ctx, t.Goal)
 			}))
 		if err != nil {
 			return exitWith(exitFailed, fmt.Errorf("%w (use --no-record to run without recording)", err))
@@ -249,12 +251,12 @@ func recordedRun(ctx context.Context, cfg appConfig, req task.Request, dev devic
 		return storage.Task{}, runtime.Result{}, fmt.Errorf("open task database: %w", err)
 	}
 	defer store.Close()
-	tcfg := task.Config{Snapshot: cfg.snapshots(log), Logger: log}
 	var svc *task.Service
-	if p != nil {
-		// The task waits for a person: p asks on the terminal, or refuses.
-		tcfg.OnPending = func(id string, pd storage.Pending) { p.decide(bg, svc, id, pd) }
-	}
+	tcfg := task.Config{Snapshot: cfg.snapshots(log), Logger: log,
+		ApprovalTimeout: cfg.Safety.ApprovalTimeout, AnswerTimeout: cfg.Safety.AnswerTimeout,
+		// The task waits for a person: p asks on the terminal, or refuses
+		// when there is none (nothing is bought or sent).
+		OnPending: func(id string, pd storage.Pending) { p.decide(bg, svc, id, pd) }}
 	svc, err = task.New(tcfg, store, nil, runner)
 	if err != nil {
 		return storage.Task{}, runtime.Result{}, err

@@ -152,7 +152,7 @@ func describePending(pd storage.Pending) string {
 	fmt.Fprintf(&b, "  category: %s\n", pd.Category)
 	fmt.Fprintf(&b, "  reason:   %s\n", pd.Reason)
 	if !pd.Expires.IsZero() {
-		fmt.Fprintf(&b, "  (refused by itself at %s)\n", pd.Expires.Local().Format(time.TimeOnly))
+		fmt.Fprintf(&b, "  expires:  %s (then the task fails with approval_timeout)\n", pd.Expires.Local().Format(time.TimeOnly))
 	}
 	return b.String()
 }

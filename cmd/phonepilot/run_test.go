@@ -26,13 +26,21 @@ func capture(t *testing.T, ctx context.Context, args ...string) (int, string, st
 	if err != nil {
 		t.Fatal(err)
 	}
-	oldOut, oldErr := os.Stdout, os.Stderr
-	os.Stdout, os.Stderr = outW, errW
+	// stdin is an empty pipe, never the terminal go test may run in: run
+	// would otherwise ask there (tests play the person through askTerminal).
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	inW.Close()
+	defer inR.Close()
+	oldOut, oldErr, oldIn := os.Stdout, os.Stderr, os.Stdin
+	os.Stdout, os.Stderr, os.Stdin = outW, errW, inR
 	outC, errC := make(chan string), make(chan string)
 	go func() { b, _ := io.ReadAll(outR); outC <- string(b) }()
 	go func() { b, _ := io.ReadAll(errR); errC <- string(b) }()
 	code := run(ctx, args)
-	os.Stdout, os.Stderr = oldOut, oldErr
+	os.Stdout, os.Stderr, os.Stdin = oldOut, oldErr, oldIn
 	outW.Close()
 	errW.Close()
 	return code, <-outC, <-errC

@@ -40,8 +40,13 @@ func newServeCmd() *cobra.Command {
 		Short: "Serve the HTTP API and the live web page",
 		Long: `Serve the JSON API (POST /v1/tasks, GET /v1/tasks, /v1/tasks/{id},
 /v1/tasks/{id}/steps, /v1/tasks/{id}/events (server-sent events),
-POST /v1/tasks/{id}/cancel, GET /v1/devices, /healthz, /v1/openapi.json) and
-the web page at /, which starts tasks and follows them live.
+POST /v1/tasks/{id}/cancel, /approve, /deny, /answer, GET /v1/devices,
+/v1/devices/{id}/state, /healthz, /v1/openapi.json) and the web page at /,
+which starts tasks and follows them live.
+
+A task whose next action the safety gate stops (pay, send, delete…) waits in
+waiting_approval with its pending action until a client approves or denies
+it; a question of the planner waits in waiting_user for an answer.
 
 Tasks run one at a time per device, in order; tasks on different devices run
 at once. Devices: sim or sim:NAME (an in-process simulated phone per NAME,
@@ -116,7 +121,13 @@ func runServe(cmd *cobra.Command, o serveOptions, ready serveReady) error {
 			acfg.Planners = append(acfg.Planners, p)
 		}
 	}
-	svc, err := task.New(task.Config{Snapshot: cfg.snapshots(log), Logger: log}, store, devices, &runtimeRunner{base: rc, planner: spec, log: log})
+	gate, err := cfg.gate()
+	if err != nil {
+		return exitWith(2, err)
+	}
+	svc, err := task.New(task.Config{Snapshot: cfg.snapshots(log), Logger: log,
+		ApprovalTimeout: cfg.Safety.ApprovalTimeout, AnswerTimeout: cfg.Safety.AnswerTimeout},
+		store, devices, &runtimeRunner{base: rc, planner: spec, log: log, gate: gate})
 	if err != nil {
 		return exitWith(2, err)
 	}
@@ -189,6 +200,9 @@ type runtimeRunner struct {
 	base    runtime.Config
 	planner plannerSpec // its Name is replaced by the task's
 	log     *slog.Logger
+	// gate is asked before every action (nil: the default policy,
+	// confirm every category); the task service's person decides.
+	gate runtime.Gate
 }
 
 var _ task.Runner = (*runtimeRunner)(nil)
@@ -205,7 +219,7 @@ func (r *runtimeRunner) Run(ctx context.Context, t storage.Task, dev device.Devi
 	if err != nil {
 		return runtime.Result{Status: lifecycle.Failed, Cause: lifecycle.CauseModelError, Reason: err.Error()}
 	}
-	runner, err := runtime.New(cfg, deviceOf(dev), planner, runtime.Options{Logger: log, OnEvent: emit, Person: person})
+	runner, err := runtime.New(cfg, deviceOf(dev), planner, runtime.Options{Logger: log, OnEvent: emit, Gate: r.gate, Person: person})
 	if err != nil {
 		return runtime.Result{Status: lifecycle.Failed, Cause: lifecycle.CauseStepFailed, Reason: err.Error()}
 	}

@@ -75,6 +75,12 @@ func (p *Planner) Plan(ctx context.Context, in plan.Input) (plan.Decision, error
 	if step, ok := w.dismissPopup(); ok {
 		return plan.Decision{Steps: append([]plan.PlannedStep{step}, w.sketchFrom(st.current)...)}, nil
 	}
+	if steps, fin, ok := w.askPerson(in); ok {
+		if fin != nil {
+			return plan.Decision{Finish: fin}, nil
+		}
+		return plan.Decision{Steps: append(steps, w.sketchFrom(st.current)...)}, nil
+	}
 	a := acts[st.current]
 	var steps []plan.PlannedStep
 	var fin *plan.Finish

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"phonepilot/plan"
+	"phonepilot/scene"
 	"phonepilot/storage"
 	"phonepilot/task/lifecycle"
 	"phonepilot/tools"
@@ -39,6 +40,7 @@ func Run(t *testing.T, open func(t *testing.T) storage.Store) {
 		{"MarkInterrupted", testMarkInterrupted},
 		{"CauseAndFinalScene", testCauseAndFinalScene},
 		{"WaitingStatusesStoredAndInterrupted", testWaitingStatuses},
+		{"PendingSetWhileWaitingClearedAfter", testPending},
 		{"FindTasksByPrefix", testFindTasks},
 		{"StepsRoundTrip", testStepsRoundTrip},
 		{"StepReplacedBySameNumber", testStepReplace},
@@ -700,5 +702,80 @@ func testFindTasks(t *testing.T, s storage.Store) {
 	}
 	if _, err := s.FindTasks(ctx(t), "t", 0); err == nil {
 		t.Error("limit 0 accepted")
+	}
+}
+
+// A waiting task carries its pending decision, whole, in Task and in lists;
+// leaving the waiting status clears it, and so does MarkInterrupted. A
+// waiting status without a pending decision (or a decision of the other
+// kind) is refused.
+func testPending(t *testing.T, s storage.Store) {
+	task := mustCreate(t, s, storage.Task{Goal: "pay", Device: "sim", Planner: "rule", Owner: "h:2"})
+	if _, err := s.UpdateStatus(ctx(t), task.ID, storage.Change{From: []lifecycle.Status{lifecycle.Queued}, To: lifecycle.Running, At: base}); err != nil {
+		t.Fatal(err)
+	}
+	since := base.Add(time.Second)
+	p := &storage.Pending{
+		Kind: lifecycle.PendingApproval, Step: 7, Call: tools.NewCall("tap", map[string]int{"element": 11}),
+		Element:  &storage.PendingElement{Index: 11, Class: "android.widget.Button", Label: "Pay now", ID: "pay_btn", Bounds: scene.Bounds{Left: 1, Top: 2, Right: 300, Bottom: 400}},
+		Category: "payment", Reason: `the label of [11] "Pay now" says "pay"`,
+		Scene: json.RawMessage(`{"w":1080,"h":2400,"pkg":"com.taobao.taobao"}`), Since: since, Expires: since.Add(10 * time.Minute),
+	}
+	for _, bad := range []storage.Change{
+		{From: []lifecycle.Status{lifecycle.Running}, To: lifecycle.WaitingApproval, At: since},
+		{From: []lifecycle.Status{lifecycle.Running}, To: lifecycle.WaitingUser, At: since, Pending: p},
+		{From: []lifecycle.Status{lifecycle.Running}, To: lifecycle.Completed, At: since, Pending: p},
+	} {
+		if _, err := s.UpdateStatus(ctx(t), task.ID, bad); err == nil {
+			t.Errorf("change to %s with pending %v was taken", bad.To, bad.Pending != nil)
+		}
+	}
+	got, err := s.UpdateStatus(ctx(t), task.ID, storage.Change{From: []lifecycle.Status{lifecycle.Running}, To: lifecycle.WaitingApproval, At: since, Pending: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(where string, got *storage.Pending) {
+		t.Helper()
+		if got == nil {
+			t.Fatalf("%s: no pending decision", where)
+		}
+		sameJSON(t, where+" scene", got.Scene, p.Scene)
+		g, w := *got, *p
+		g.Scene, w.Scene = nil, nil
+		if !g.Since.Equal(w.Since) || !g.Expires.Equal(w.Expires) {
+			t.Errorf("%s: since/expires %s/%s, want %s/%s", where, g.Since, g.Expires, w.Since, w.Expires)
+		}
+		g.Since, g.Expires, w.Since, w.Expires = time.Time{}, time.Time{}, time.Time{}, time.Time{}
+		sameJSON(t, where+" call args", g.Call.Args, w.Call.Args)
+		g.Call.Args, w.Call.Args = nil, nil
+		if !reflect.DeepEqual(g, w) {
+			t.Errorf("%s: pending %+v\nwant %+v", where, g, w)
+		}
+	}
+	check("UpdateStatus", got.Pending)
+	one, err := s.Task(ctx(t), task.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("Task", one.Pending)
+	page, err := s.ListTasks(ctx(t), storage.Query{Status: lifecycle.WaitingApproval})
+	if err != nil || len(page.Tasks) != 1 {
+		t.Fatalf("list waiting: %v %+v", err, page.Tasks)
+	}
+	check("ListTasks", page.Tasks[0].Pending)
+
+	back, err := s.UpdateStatus(ctx(t), task.ID, storage.Change{From: []lifecycle.Status{lifecycle.WaitingApproval}, To: lifecycle.Running, At: since.Add(time.Minute)})
+	if err != nil || back.Pending != nil {
+		t.Errorf("back to running: %v, pending %+v; want none", err, back.Pending)
+	}
+	q := &storage.Pending{Kind: lifecycle.PendingQuestion, Step: 8, Call: tools.NewCall("ask_user", map[string]string{"question": "Code?"}), Question: "Code?", Since: since, Expires: since.Add(time.Minute)}
+	if _, err := s.UpdateStatus(ctx(t), task.ID, storage.Change{From: []lifecycle.Status{lifecycle.Running}, To: lifecycle.WaitingUser, At: since, Pending: q}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.MarkInterrupted(ctx(t), []string{"h:2"}, "gone", since.Add(2*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if end, err := s.Task(ctx(t), task.ID); err != nil || end.Status != lifecycle.Interrupted || end.Pending != nil {
+		t.Errorf("interrupted while waiting: %v, %s, pending %+v; want interrupted, none", err, end.Status, end.Pending)
 	}
 }
