@@ -16,10 +16,6 @@ import (
 	"phonepilot/task/lifecycle"
 )
 
-// buyGoal is the issue's purchase: the rule planner reaches Buy now and
-// Pay, both of which the safety gate holds for a person.
-const buyGoal = "open Taobao, search Mac mini, tap Mac mini Limited Edition Silver, tap Buy now, tap Pay"
-
 // newChromium starts a headless Chromium for one test; the returned context
 // ends the browser when the test ends or after limit.
 func newChromium(t *testing.T, limit time.Duration) context.Context {
@@ -149,21 +145,6 @@ type apiTask struct {
 	} `json:"pending"`
 }
 
-// simOrders is the number of orders the simulated phone's Taobao holds,
-// from GET /v1/devices/{name}/state: success is judged on the phone.
-func simOrders(t *testing.T, base, dev string) int {
-	t.Helper()
-	var st struct {
-		Taobao struct {
-			Orders []json.RawMessage `json:"orders"`
-		} `json:"taobao"`
-	}
-	if code := getJSON(t, base+"/v1/devices/"+dev+"/state", &st); code != http.StatusOK {
-		t.Fatalf("GET /v1/devices/%s/state = %d", dev, code)
-	}
-	return len(st.Taobao.Orders)
-}
-
 // decisions reads a finished task's event stream and returns its
 // approval_decided events' data.
 func decisions(t *testing.T, base, id string) []map[string]any {
@@ -204,7 +185,8 @@ func decisions(t *testing.T, base, id string) []map[string]any {
 // one the API's pending names), its category and reason, before any order
 // exists; Approve on each places exactly one order and the task completes.
 // A second task, denied at its first card, fails approval_denied with no
-// order. The task list marks the waiting task in its own tone.
+// order; a third, cancelled while it waits, drops its card and buys
+// nothing. The task list marks the waiting task in its own tone.
 func TestWebApproveAndDenyInChromium(t *testing.T) {
 	t.Parallel() // mostly waiting on the simulated phone or the browser
 	a := startServedAPI(t, openTestSQLite(t), "")
@@ -226,7 +208,7 @@ func TestWebApproveAndDenyInChromium(t *testing.T) {
 
 	// Approve every card.
 	const approveDev = "sim:web-approve"
-	id := startFromPage(t, ctx, buyGoal, approveDev)
+	id := startFromPage(t, ctx, purchaseGoal, approveDev)
 	var png []byte
 	var seen []cardOnPage
 	prev := ""
@@ -255,7 +237,7 @@ func TestWebApproveAndDenyInChromium(t *testing.T) {
 		if !strings.Contains(c.Element, p.Element.Label) || !c.Approve {
 			t.Errorf("card names the element %q (pending %q), buttons shown %v", c.Element, p.Element.Label, c.Approve)
 		}
-		if n := simOrders(t, a.url, approveDev); n != 0 {
+		if n := len(servedOrders(t, a.url, approveDev)); n != 0 {
 			t.Fatalf("%d orders on the phone while the task waits for approval %d", n, len(seen))
 		}
 		if len(seen) == 1 {
@@ -285,7 +267,7 @@ func TestWebApproveAndDenyInChromium(t *testing.T) {
 	if len(seen) == 0 || done.Status != lifecycle.Completed || status != string(lifecycle.Completed) {
 		t.Fatalf("after %d approvals the task is %s (%s), the page says %q", len(seen), done.Status, done.Cause, status)
 	}
-	if n := simOrders(t, a.url, approveDev); n != 1 {
+	if n := len(servedOrders(t, a.url, approveDev)); n != 1 {
 		t.Errorf("%d orders on the phone after approving, want exactly 1", n)
 	}
 	ds := decisions(t, a.url, id)
@@ -300,7 +282,7 @@ func TestWebApproveAndDenyInChromium(t *testing.T) {
 
 	// Deny the first card of a second purchase.
 	const denyDev = "sim:web-deny"
-	id2 := startFromPage(t, ctx, buyGoal, denyDev)
+	id2 := startFromPage(t, ctx, purchaseGoal, denyDev)
 	c := nextCard(t, ctx, id2, "", terminal)
 	if c.Key == "" || c.Task != id2 {
 		t.Fatalf("the second purchase shows no card: %+v", c)
@@ -321,11 +303,29 @@ func TestWebApproveAndDenyInChromium(t *testing.T) {
 	if denied.Status != lifecycle.Failed || denied.Cause != lifecycle.CauseApprovalDenied || !strings.HasPrefix(reason, string(lifecycle.CauseApprovalDenied)) {
 		t.Errorf("denied task %s (%s), the page says %q; want failed with approval_denied", denied.Status, denied.Cause, reason)
 	}
-	if n := simOrders(t, a.url, denyDev); n != 0 {
+	if n := len(servedOrders(t, a.url, denyDev)); n != 0 {
 		t.Errorf("%d orders on the phone after denying, want none", n)
 	}
 	if ds := decisions(t, a.url, id2); len(ds) != 1 || ds[0]["approved"] != false || ds[0]["by"] != "web" || ds[0]["note"] != "not today" {
 		t.Errorf("decisions of the denied task: %v", ds)
+	}
+
+	// Cancel while a third purchase waits: the card goes, the task is
+	// cancelled, and the held action never runs.
+	const cancelDev = "sim:web-cancel"
+	id3 := startFromPage(t, ctx, purchaseGoal, cancelDev)
+	c3 := nextCard(t, ctx, id3, "", terminal)
+	if c3.Key == "" {
+		t.Fatalf("the third purchase shows no card: %+v", c3)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("cancel"))); err != nil {
+		t.Fatalf("browser: cancel: %v", err)
+	}
+	if end := nextCard(t, ctx, id3, c3.Key, terminal); end.Key != "" || end.Status != string(lifecycle.Cancelled) {
+		t.Errorf("after Cancel the page shows %+v, want no card and the task cancelled", end)
+	}
+	if n := len(servedOrders(t, a.url, cancelDev)); n != 0 {
+		t.Errorf("%d orders after cancelling while waiting, want none", n)
 	}
 
 	out := filepath.Join(t.TempDir(), "web-ui-approval.png")
