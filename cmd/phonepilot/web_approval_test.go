@@ -253,6 +253,16 @@ func TestWebApproveAndDenyInChromium(t *testing.T) {
 				t.Fatalf("browser: screenshot: %v", err)
 			}
 		}
+		if len(seen) == 2 {
+			// Opened afresh on the waiting task (a reload, a link), the
+			// page shows the same card, once, from the task and its replay.
+			pageBoot(t, ctx, a.url+"/tasks/"+id)
+			again := nextCard(t, ctx, id, "", terminal)
+			cards, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#pending:not([hidden]) svg.wireframe").length`))
+			if again.Key != c.Key || len(again.Acted) != 1 || again.Acted[0] != p.Element.Index || cards != 1 {
+				t.Errorf("reloaded on the waiting task the page shows %+v (%d wireframes), want the card %s", again, cards, c.Key)
+			}
+		}
 		err := chromedp.Do(ctx,
 			chromedp.SendKeys(chromedp.ID("approval-note"), fmt.Sprintf("ok %d", len(seen))),
 			chromedp.Click(chromedp.ID("approve")))
