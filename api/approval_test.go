@@ -328,3 +328,46 @@ func TestCancelWhileWaiting(t *testing.T) {
 		t.Errorf("the pending tap of a cancelled task ran (%d taps)", n)
 	}
 }
+
+// The event stream carries the request (with its pending decision) and the
+// decision, with who made it, before the end.
+func TestStreamShowsApproval(t *testing.T) {
+	r := newFakeRunner(1)
+	r.ask = lifecycle.PendingApproval
+	h := newHarness(t, r, nil)
+	task := h.create("tap Pay", "sim:a")
+	h.waitStatus(task.ID, lifecycle.WaitingApproval)
+	req, _ := http.NewRequestWithContext(t.Context(), "GET", h.ts.URL+"/v1/tasks/"+task.ID+"/events", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	evs := make(chan sseEvent, 100)
+	go readSSE(resp.Body, evs)
+	var seen []string
+	for ev := range evs {
+		seen = append(seen, ev.Event)
+		switch ev.Event {
+		case string(lifecycle.EventApprovalRequested):
+			var d struct {
+				Data storage.PendingEvent `json:"data"`
+			}
+			if err := json.Unmarshal([]byte(ev.Data), &d); err != nil || d.Data.Pending.Category != "payment" || d.Data.Pending.Element == nil {
+				t.Errorf("approval_requested data %s (%v)", ev.Data, err)
+			}
+			h.post("/v1/tasks/"+task.ID+"/approve", `{"note":"go"}`, map[string]string{"X-Phonepilot-Client": "web"}, nil)
+		case string(lifecycle.EventApprovalDecided):
+			var d struct {
+				Data storage.ApprovalDecidedEvent `json:"data"`
+			}
+			if err := json.Unmarshal([]byte(ev.Data), &d); err != nil || !d.Data.Approved || d.Data.By != "web" || d.Data.Note != "go" {
+				t.Errorf("approval_decided data %s (%v)", ev.Data, err)
+			}
+		}
+	}
+	joined := strings.Join(seen, " ")
+	if !strings.Contains(joined, "approval_requested status") || !strings.Contains(joined, "approval_decided") || !strings.HasSuffix(joined, "end") {
+		t.Errorf("stream events: %s", joined)
+	}
+}

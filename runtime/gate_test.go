@@ -7,15 +7,18 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"phonepilot/device/fake"
 	"phonepilot/device/sim"
 	"phonepilot/internal/clock"
 	"phonepilot/internal/testlog"
 	"phonepilot/plan"
 	"phonepilot/plan/rule"
 	"phonepilot/safety"
+	"phonepilot/scene"
 	"phonepilot/task/lifecycle"
 	"phonepilot/tools"
 )
@@ -343,5 +346,83 @@ func TestDeniedActionAskedAgainEndsTheTask(t *testing.T) {
 	}
 	if sc.Package == "com.taobao.taobao" {
 		t.Errorf("Taobao is in front: the denied launch ran")
+	}
+}
+
+// payPhone is a fake shop: "Pay" pays (paid counts it); while the person
+// decides, swap may put another screen up (an ad over the button).
+func payPhone(swap *atomic.Bool) (*fake.Device, func() int) {
+	pay := &scene.Scene{Width: 1080, Height: 2400, Package: "com.example.shop", Elements: []scene.Element{
+		{Index: 0, Parent: -1, Class: "android.widget.Button", Text: "Pay", Clickable: true, Enabled: true, Bounds: scene.Bounds{Left: 100, Top: 2000, Right: 980, Bottom: 2200}},
+	}}
+	ad := &scene.Scene{Width: 1080, Height: 2400, Package: "com.example.shop", Elements: []scene.Element{
+		{Index: 0, Parent: -1, Class: "android.widget.Button", Text: "Install our app", Clickable: true, Enabled: true, Bounds: scene.Bounds{Left: 100, Top: 2000, Right: 980, Bottom: 2200}},
+	}}
+	paid := &scene.Scene{Width: 1080, Height: 2400, Package: "com.example.shop", Elements: []scene.Element{
+		{Index: 0, Parent: -1, Class: "android.widget.TextView", Text: "Paid", Bounds: scene.Bounds{Left: 100, Top: 1000, Right: 980, Bottom: 1100}},
+	}}
+	var d *fake.Device
+	taps := func(h []fake.Call) int {
+		n := 0
+		for _, c := range h {
+			if c.Method == fake.MethodTap {
+				n++
+			}
+		}
+		return n
+	}
+	d = fake.NewFunc(func(h []fake.Call) (*scene.Scene, error) {
+		switch {
+		case taps(h) > 0:
+			return paid, nil
+		case swap != nil && swap.Load():
+			return ad, nil
+		}
+		return pay, nil
+	})
+	return d, func() int { return taps(d.Calls()) }
+}
+
+// tapPay taps element 0 while the screen is not "Paid".
+type tapPay struct{ decisions int }
+
+func (p *tapPay) Plan(_ context.Context, in plan.Input) (plan.Decision, error) {
+	p.decisions++
+	if in.Scene.Elements[0].Text == "Paid" {
+		return plan.Decision{Finish: &plan.Finish{Success: true, Reason: "paid"}}, nil
+	}
+	if in.Replan {
+		return plan.Decision{Finish: &plan.Finish{Reason: "cannot pay: " + in.Reason}}, nil
+	}
+	return plan.Decision{Steps: []plan.PlannedStep{{Intent: "tap Pay", Call: tools.NewCall(tools.Tap, tools.TapArgs{Element: 0}),
+		Expect: plan.Expectation{Kind: plan.ExpectChanged}}}}, nil
+}
+
+// An approval is for the element the person saw: when the screen changed
+// while they decided, the approved tap does not land on what is there now.
+func TestApprovedActionNotRunOnAChangedScreen(t *testing.T) {
+	var swap atomic.Bool
+	dev, taps := payPhone(&swap)
+	p := &scriptedPerson{t: t, approve: []bool{true}, onAsk: func() { swap.Store(true) }}
+	r, err := New(Defaults(), dev, &tapPay{}, Options{Clock: clock.NewFake(time.Unix(0, 0)), Logger: testlog.New(t), Person: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := r.Run(context.Background(), "pay")
+	if n := taps(); n != 0 {
+		t.Errorf("%d taps after the screen changed under the approval; want none", n)
+	}
+	if res.Status != lifecycle.Failed || res.Cause != lifecycle.CauseApprovalDenied {
+		t.Errorf("%s (%s: %s); want failed approval_denied: the approved action could not run", res.Status, res.Cause, res.Reason)
+	}
+	// The same screen: the approved tap runs, once.
+	dev, taps = payPhone(nil)
+	p = &scriptedPerson{t: t, approve: []bool{true}}
+	r, err = New(Defaults(), dev, &tapPay{}, Options{Clock: clock.NewFake(time.Unix(0, 0)), Logger: testlog.New(t), Person: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := r.Run(context.Background(), "pay"); res.Status != lifecycle.Completed || taps() != 1 {
+		t.Errorf("%s (%s), %d taps; want completed with exactly one tap", res.Status, res.Reason, taps())
 	}
 }
