@@ -211,12 +211,12 @@ func (s *Service) nothingPending(ctx context.Context, id string, kind lifecycle.
 	if err != nil {
 		return err
 	}
-	what := "an approval"
+	what := "approval"
 	if kind == lifecycle.PendingQuestion {
-		what = "an answer"
+		what = "answer"
 	}
 	if !ours && t.Status.Waiting() {
 		return fmt.Errorf("task %s waits in another phonepilot process sharing this database (%s); decide there: %w", id, t.Owner, ErrConflict)
 	}
-	return fmt.Errorf("task %s is %s and waits for no %s: %w", id, t.Status, what[len("an "):], ErrConflict)
+	return fmt.Errorf("task %s is %s and waits for no %s: %w", id, t.Status, what, ErrConflict)
 }

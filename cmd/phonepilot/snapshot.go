@@ -8,6 +8,7 @@ import (
 
 	"phonepilot/plan/ai/anthropic"
 	"phonepilot/plan/ai/openai"
+	"phonepilot/safety"
 	"phonepilot/storage"
 	"phonepilot/task"
 )
@@ -27,6 +28,15 @@ type taskSnapshot struct {
 	Sim     *simSnapshot     `json:"sim,omitempty"`
 	ADB     *adbSnapshot     `json:"adb,omitempty"`
 	Storage *storageSnapshot `json:"storage,omitempty"`
+	Safety  safetySnapshot   `json:"safety"`
+}
+
+// safetySnapshot is the gate's policy the task ran under (only the rules
+// the user set; every other category is confirm) and the waits for a person.
+type safetySnapshot struct {
+	safety.Policy
+	ApprovalTimeout duration `json:"approval_timeout"`
+	AnswerTimeout   duration `json:"answer_timeout"`
 }
 
 type runtimeSnapshot struct {
@@ -96,7 +106,17 @@ func snapshotFor(c appConfig, device, planner string) (json.RawMessage, error) {
 	if c.Storage.DB != "" {
 		s.Storage = &storageSnapshot{DB: c.Storage.DB}
 	}
+	s.Safety = safetySnapshot{Policy: c.Safety.Policy,
+		ApprovalTimeout: duration(orDefault(c.Safety.ApprovalTimeout, task.DefaultWaitTimeout)),
+		AnswerTimeout:   duration(orDefault(c.Safety.AnswerTimeout, task.DefaultWaitTimeout))}
 	return storage.RedactConfig(s)
+}
+
+func orDefault(d, def time.Duration) time.Duration {
+	if d <= 0 {
+		return def
+	}
+	return d
 }
 
 // snapshots gives the task service the snapshot of each task it creates.

@@ -64,3 +64,32 @@ func TestSnapshotUsesTheAPIStyleAndThePlannerThatRan(t *testing.T) {
 		}
 	}
 }
+
+// A task records the safety policy it ran under, from phonepilot.toml.
+func TestSnapshotCarriesTheSafetyPolicy(t *testing.T) {
+	path := writeFile(t, "[safety]\npayment = \"deny\"\napproval_timeout = \"5m\"\n[safety.apps.\"com.tencent.mm\"]\nsend = \"allow\"\n")
+	c, err := loadConfig(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := snapshotFor(c, "sim", "rule")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		Safety struct {
+			Payment         string                       `json:"payment"`
+			Send            string                       `json:"send"`
+			Apps            map[string]map[string]string `json:"apps"`
+			ApprovalTimeout string                       `json:"approval_timeout"`
+			AnswerTimeout   string                       `json:"answer_timeout"`
+		} `json:"safety"`
+	}
+	if err := json.Unmarshal(raw, &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Safety.Payment != "deny" || s.Safety.Send != "" || s.Safety.Apps["com.tencent.mm"]["send"] != "allow" ||
+		s.Safety.ApprovalTimeout != "5m0s" || s.Safety.AnswerTimeout != "10m0s" {
+		t.Errorf("safety snapshot %+v (%s); want the policy as written and the waits", s.Safety, raw)
+	}
+}

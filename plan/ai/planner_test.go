@@ -771,3 +771,34 @@ func TestReplanReasonAndLoopWarningReachTheModel(t *testing.T) {
 		}
 	}
 }
+
+// The model may hand the phone to a person (ask_user is one of its tools),
+// and the decision after the question gets the person's answer.
+func TestAskUserOfferedAndTheAnswerReachesTheModel(t *testing.T) {
+	fp := &fakeProvider{script: []func(ai.Request) (ai.Reply, error){answer(`tap {"element":2}`), answer(`tap {"element":2}`)}}
+	p, _ := newPlanner(t, fp, func(c *ai.Config) { c.Camera = nil })
+	hist := []plan.StepRecord{step(1, `ask_user {"question":"What is the verification code?"}`, lifecycle.StepSucceeded, false)}
+	in := input(aitest.TaobaoHome(), hist...)
+	in.Answer = &plan.Answer{Question: "What is the verification code?", Text: "482913"}
+	if _, err := p.Plan(context.Background(), in); err != nil {
+		t.Fatal(err)
+	}
+	in.Answer = nil
+	if _, err := p.Plan(context.Background(), in); err != nil {
+		t.Fatal(err)
+	}
+	offered := false
+	for _, tl := range fp.reqs[0].Tools {
+		offered = offered || tl.Name == tools.AskUser
+	}
+	if !offered {
+		t.Errorf("ask_user is not among the model's tools")
+	}
+	const said = "The user answered your question (What is the verification code?): 482913"
+	if got := dump(fp.reqs[0]); !strings.Contains(got, said) {
+		t.Errorf("the answer is not in the prompt:\n%s", got)
+	}
+	if got := dump(fp.reqs[1]); strings.Contains(got, "482913") && strings.Contains(got, "The user answered") {
+		t.Errorf("the answer is repeated on a later decision:\n%s", got)
+	}
+}
