@@ -199,6 +199,7 @@ async function open(id, push) {
   $("steps").replaceChildren();
   $("task-live").textContent = "";
   let t;
+  const n = ++fetchSeq;
   try {
     t = await api("GET", "/v1/tasks/" + id);
   } catch (e) {
@@ -208,7 +209,7 @@ async function open(id, push) {
     return;
   }
   if (!current || current.id !== id) return;
-  showTask(t);
+  if (n === fetchSeq) showTask(t);
   follow(id);
 }
 
@@ -256,28 +257,47 @@ function follow(id) {
     const a = JSON.parse(e.data).data || {};
     decided("answered" + (a.by ? ` by ${a.by}` : ""));
   });
-  src.addEventListener(EV.status, async (e) => {
+  // The badge follows the status events, which come in order; the rest of
+  // the task (times, reason, pending) is fetched after each of them.
+  src.addEventListener(EV.status, (e) => {
     if (!mine()) return;
     const d = JSON.parse(e.data).data || {};
+    if (!d.status) return;
     if (TERMINAL.has(d.status)) decided(""); // ended while waiting: cancelled, timed out
-    if (d.status && d.status !== current.status) {
-      try { showTask(await api("GET", "/v1/tasks/" + id)); } catch (_) { /* next event retries */ }
-      refreshList();
-    }
-  });
-  src.addEventListener(EV.end, async () => {
-    src.close();
-    if (!mine()) return;
-    try { showTask(await api("GET", "/v1/tasks/" + id)); } catch (_) { /* shown already */ }
+    setBadge($("task-status"), d.status);
+    $("task-reason").textContent = (d.cause ? d.cause + ": " : "") + (d.reason || "");
+    $("cancel").hidden = TERMINAL.has(d.status);
+    current.status = d.status;
+    refreshTask(id);
     refreshList();
   });
+  src.addEventListener(EV.end, () => {
+    src.close();
+    if (!mine()) return;
+    refreshTask(id);
+    refreshList();
+  });
+}
+
+// refreshTask fetches the task and shows it, unless a newer fetch (or a
+// decision's answer) was started meanwhile: answers can arrive out of
+// order, and an older one must not put back an older status.
+let fetchSeq = 0;
+async function refreshTask(id) {
+  const n = ++fetchSeq;
+  try {
+    const t = await api("GET", "/v1/tasks/" + id);
+    if (n === fetchSeq && current && current.id === id) showTask(t);
+  } catch (_) { /* the next event fetches again */ }
 }
 
 $("cancel").addEventListener("click", async () => {
   if (!current) return;
   $("cancel").disabled = true;
   try {
-    showTask(await api("POST", `/v1/tasks/${current.id}/cancel`));
+    const t = await api("POST", `/v1/tasks/${current.id}/cancel`);
+    fetchSeq++; // final: no fetch in flight may come back over it
+    showTask(t);
   } catch (e) {
     $("task-reason").textContent = e.message;
   } finally {
@@ -373,11 +393,13 @@ async function decide(action, body) {
   err.hidden = true;
   for (const b of box.querySelectorAll("button")) b.disabled = true;
   try {
-    const t = await api("POST", `/v1/tasks/${id}/${action}`, body, { "X-Phonepilot-Client": "web" });
+    await api("POST", `/v1/tasks/${id}/${action}`, body, { "X-Phonepilot-Client": "web" });
     pendingGone.add(key);
     if (current && current.id === id) {
       if (shownPending === key) decided(action === "answer" ? "answered" : action === "deny" ? "denied" : "approved");
-      showTask(t);
+      // The answer is the task as of the decision; the task may already
+      // be further (the next step, the next pending): fetch it afresh.
+      refreshTask(id);
     }
     refreshList();
   } catch (e) {
@@ -385,7 +407,7 @@ async function decide(action, body) {
       // Someone else decided first, or it expired: say so and show the task.
       if (shownPending === key) decided("no longer pending: " + e.message);
       pendingGone.add(key);
-      try { if (current && current.id === id) showTask(await api("GET", "/v1/tasks/" + id)); } catch (_) { /* the stream updates it */ }
+      if (current && current.id === id) refreshTask(id);
       return;
     }
     err.textContent = e.message;

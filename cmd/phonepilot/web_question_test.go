@@ -126,7 +126,9 @@ func TestWebAnswerInChromium(t *testing.T) {
 		return !c.key && c.status === %q ? JSON.stringify(c) : ""; })()`, strings.TrimSuffix(fmt.Sprintf(readCard, id), ";"), lifecycle.Running),
 		chromedp.WithPollingTimeout(10*time.Second), chromedp.WithPollingInterval(50*time.Millisecond)))
 	if err != nil {
-		t.Errorf("the page did not drop the card answered elsewhere while the task ran on: %v", err)
+		last, _ := chromedp.Run(ctx, chromedp.Evaluate[string](fmt.Sprintf(readCard, id)))
+		badge, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("task-status").dataset.status + " current=" + JSON.stringify(current && {id: current.id, status: current.status})`))
+		t.Errorf("the page did not drop the card answered elsewhere while the task ran on: %v; it shows %s, badge %s", err, last, badge)
 	}
 	live, _ := chromedp.Run(ctx, chromedp.Text(chromedp.ID("task-live")))
 	if !strings.Contains(live, "answered by api") {
