@@ -85,8 +85,8 @@ log out, install, call: the safety gate's categories) wait for a person:
 on a terminal run shows the action (element, label, category, reason) and
 asks "Approve? [y/N]" (and reads a line to answer a question the planner
 asks); without a terminal (stdin not a TTY) it refuses, and the task fails
-with cause approval_denied. With --no-record there is no task to wait in,
-so gated actions are refused even on a terminal. --allow CATEGORY[,…] lets
+with cause approval_denied (also with --no-record, where the terminal is
+asked directly). --allow CATEGORY[,…] lets
 the named categories through for this run without asking, over the
 [safety] rules of phonepilot.toml (docs/safety.md).
 
@@ -170,8 +170,8 @@ func runTask(cmd *cobra.Command, o runOptions, args []string) error {
 	// The runtime's events go to the printer and, when recording, to the
 	// task service's recorder (set by the service for the run).
 	var record func(runtime.Event)
-	// newRunner builds the loop; person is the task service's (nil without
-	// recording: nobody can be asked, so every confirmation is refused).
+	// newRunner builds the loop; person is the task service's when the task
+	// is recorded, else the person at the terminal directly.
 	newRunner := func(person runtime.Person) (*runtime.Runner, error) {
 		return runtime.New(rc, od.Device, planner, runtime.Options{Logger: log, Gate: gate, Person: person, OnEvent: func(e runtime.Event) {
 			pr.event(e)
@@ -180,7 +180,10 @@ func runTask(cmd *cobra.Command, o runOptions, args []string) error {
 			}
 		}})
 	}
-	runner, err := newRunner(nil)
+	p := newPerson(cmd, pr.stopSpinner)
+	// Without a task to wait in (--no-record) the runtime asks the person
+	// directly.
+	runner, err := newRunner(directPerson{p})
 	if err != nil {
 		return exitWith(2, err)
 	}
@@ -195,13 +198,13 @@ func runTask(cmd *cobra.Command, o runOptions, args []string) error {
 		res = runner.Run(ctx, goal)
 	} else {
 		t, r, err := recordedRun(ctx, cfg, task.Request{Goal: goal, Device: od.Name, Planner: plannerName(spec.Name), MaxSteps: rc.MaxSteps},
-			od.Device, log, newPerson(cmd, pr.stopSpinner), task.RunnerFunc(func(ctx context.Context, t storage.Task, _ device.Device, emit func(runtime.Event), person runtime.Person) runtime.Result {
+			od.Device, log, p, task.RunnerFunc(func(ctx context.Context, t storage.Task, _ device.Device, emit func(runtime.Event), person runtime.Person) runtime.Result {
 				record = emit
 				pr.taskID(t.ID)
 				// The task service is the person the runtime turns to: the
 				// task waits, and the person at the terminal decides.
 				runner, err := newRunner(person)
-				if err != nil { // newRunner(nil) above took the same settings
+				if err != nil { // newRunner above took the same settings
 					return runtime.Result{Status: lifecycle.Failed, Cause: lifecycle.CauseStepFailed, Reason: err.Error()}
 				}
 				return runner.Run(ctx, t.Goal)

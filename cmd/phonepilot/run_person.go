@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"phonepilot/runtime"
 	"phonepilot/safety"
 	"phonepilot/storage"
 	"phonepilot/task"
@@ -230,4 +231,77 @@ func categoryList() string {
 		names = append(names, string(c))
 	}
 	return strings.Join(names, ", ")
+}
+
+// directPerson is the runtime.Person of a run without a task to wait in
+// (--no-record): the person at the terminal decides at once, as for a
+// recorded run; without a terminal every approval is refused.
+type directPerson struct{ p *person }
+
+var _ runtime.Person = directPerson{}
+
+// Approve implements runtime.Person.
+func (d directPerson) Approve(ctx context.Context, a runtime.Approval) (runtime.ApprovalDecision, error) {
+	pd := storage.Pending{Kind: lifecycle.PendingApproval, Step: a.Step, Call: a.Call,
+		Category: string(a.Decision.Category), Reason: a.Decision.Reason}
+	if el := a.Element; el != nil {
+		pd.Element = &storage.PendingElement{Index: el.Index, Class: el.Class, Label: el.Label(), ID: el.ResourceID, Bounds: el.Bounds}
+	}
+	v, err := d.ask(ctx, pd)
+	if err != nil {
+		return runtime.ApprovalDecision{}, err
+	}
+	return runtime.ApprovalDecision{Approved: v.approved, By: decidedBy, Note: v.text}, nil
+}
+
+// Ask implements runtime.Person.
+func (d directPerson) Ask(ctx context.Context, q runtime.Question) (runtime.Answer, error) {
+	v, err := d.ask(ctx, storage.Pending{Kind: lifecycle.PendingQuestion, Step: q.Step, Call: q.Call, Question: q.Text})
+	if err != nil {
+		return runtime.Answer{}, err
+	}
+	if v.cancelled {
+		return runtime.Answer{}, errors.New("nobody answered the question (no terminal, or end of input)")
+	}
+	return runtime.Answer{By: decidedBy, Text: v.text}, nil
+}
+
+// ask runs the person's decision in its own goroutine, so that Ctrl-C (ctx)
+// ends the wait even while the terminal read blocks.
+func (d directPerson) ask(ctx context.Context, pd storage.Pending) (directVerdict, error) {
+	done := make(chan directVerdict, 1)
+	go func() {
+		var v directVerdict
+		d.p.decide(ctx, &v, "", pd)
+		done <- v
+	}()
+	select {
+	case v := <-done:
+		return v, nil
+	case <-ctx.Done():
+		return directVerdict{}, ctx.Err()
+	}
+}
+
+// directVerdict takes the one decision of a directPerson's question.
+type directVerdict struct {
+	approved, cancelled bool
+	text                string
+}
+
+func (v *directVerdict) Approve(_ context.Context, _, _, note string) (storage.Task, error) {
+	v.approved, v.text = true, note
+	return storage.Task{}, nil
+}
+func (v *directVerdict) Deny(_ context.Context, _, _, note string) (storage.Task, error) {
+	v.text = note
+	return storage.Task{}, nil
+}
+func (v *directVerdict) Answer(_ context.Context, _, _, text string) (storage.Task, error) {
+	v.text = text
+	return storage.Task{}, nil
+}
+func (v *directVerdict) Cancel(context.Context, string) (storage.Task, error) {
+	v.cancelled = true
+	return storage.Task{}, nil
 }

@@ -208,6 +208,21 @@ func TestRunOnTerminalAsksAndApproves(t *testing.T) {
 	}
 }
 
+// Without a task to wait in (--no-record) the terminal is asked directly.
+func TestRunNoRecordAsksTheTerminal(t *testing.T) {
+	old := askTerminal
+	askTerminal = func(*cobra.Command) (io.Reader, bool) { return strings.NewReader("y\ny\n"), true }
+	t.Cleanup(func() { askTerminal = old })
+	code, doc, stderr := runPurchase(t, "--no-record")
+	if code != 0 || doc.Status != lifecycle.Completed || len(simOrders(t, doc.DeviceState)) != 1 || !strings.Contains(stderr, "Approve? [y/N]") {
+		t.Errorf("--no-record on a terminal answering y: exit %d, %s (%s): %s\n%s", code, doc.Status, doc.Cause, doc.Reason, stderr)
+	}
+	askTerminal = func(*cobra.Command) (io.Reader, bool) { return strings.NewReader("y\nn\n"), true }
+	if code, doc, _ := runPurchase(t, "--no-record"); code != exitFailed || doc.Cause != lifecycle.CauseApprovalDenied || len(simOrders(t, doc.DeviceState)) != 0 {
+		t.Errorf("--no-record, Pay denied: exit %d, %s (%s)", code, doc.Status, doc.Cause)
+	}
+}
+
 // A person at the terminal answering n: nothing bought.
 func TestRunOnTerminalDenied(t *testing.T) {
 	old := askTerminal
