@@ -669,11 +669,16 @@ func TestLifecycleVocabulary(t *testing.T) {
 		Causes       []string          `json:"causes"`
 		EventTypes   []string          `json:"event_types"`
 		StepStatuses []string          `json:"step_statuses"`
+		PendingKinds []string          `json:"pending_kinds"`
 		StreamEnd    string            `json:"stream_end"`
 		Tones        map[string]string `json:"tones"`
 	}
 	if resp := h.do("GET", "/v1/lifecycle", "", &doc); resp.StatusCode != 200 {
 		t.Fatal(resp.StatusCode)
+	}
+	// A task waiting for a person looks different from one that runs.
+	if w := doc.Tones["waiting_approval"]; w == "" || w == doc.Tones["running"] || doc.Tones["waiting_user"] != w {
+		t.Errorf("tones = %v: waiting tasks need their own tone", doc.Tones)
 	}
 	if doc.StreamEnd != "end" || doc.Tones["failed"] != "bad" || doc.Tones["completed"] != "ok" {
 		t.Errorf("stream_end = %q, tones = %v", doc.StreamEnd, doc.Tones)
@@ -685,7 +690,8 @@ func TestLifecycleVocabulary(t *testing.T) {
 		return out
 	}
 	if !slices.Equal(doc.Statuses, strs(lifecycle.Statuses)) || !slices.Equal(doc.Causes, strs(lifecycle.Causes)) ||
-		!slices.Equal(doc.EventTypes, strs(lifecycle.EventTypes)) || !slices.Equal(doc.StepStatuses, strs(lifecycle.StepStatuses)) {
+		!slices.Equal(doc.EventTypes, strs(lifecycle.EventTypes)) || !slices.Equal(doc.StepStatuses, strs(lifecycle.StepStatuses)) ||
+		!slices.Equal(doc.PendingKinds, strs(lifecycle.PendingKinds)) {
 		t.Errorf("GET /v1/lifecycle = %+v", doc)
 	}
 	if !slices.Equal(doc.Terminal, []string{"completed", "failed", "cancelled", "interrupted"}) {

@@ -228,26 +228,28 @@ func (s *Server) deviceState(w http.ResponseWriter, r *http.Request) error {
 
 // lifecycleDoc is the vocabulary of GET /v1/lifecycle: the web page (and
 // any client) takes the words from here instead of spelling them. Tones say
-// how to colour a status ("active", "ok", "bad", "warn"; a word without one
-// is neutral), so the stylesheet names tones, not statuses.
+// how to colour a status ("active", "wait" for a task that waits for a
+// person, "ok", "bad", "warn"; a word without one is neutral), so the
+// stylesheet names tones, not statuses.
 type lifecycleDoc struct {
-	Statuses     []lifecycle.Status     `json:"statuses"`
-	Terminal     []lifecycle.Status     `json:"terminal"`
-	Causes       []lifecycle.Cause      `json:"causes"`
-	EventTypes   []lifecycle.EventType  `json:"event_types"`
-	StepStatuses []lifecycle.StepStatus `json:"step_statuses"`
-	StreamEnd    string                 `json:"stream_end"` // the last message of every event stream
-	Tones        map[string]string      `json:"tones"`
+	Statuses     []lifecycle.Status      `json:"statuses"`
+	Terminal     []lifecycle.Status      `json:"terminal"`
+	Causes       []lifecycle.Cause       `json:"causes"`
+	EventTypes   []lifecycle.EventType   `json:"event_types"`
+	StepStatuses []lifecycle.StepStatus  `json:"step_statuses"`
+	PendingKinds []lifecycle.PendingKind `json:"pending_kinds"` // what a waiting task's pending decision is
+	StreamEnd    string                  `json:"stream_end"`    // the last message of every event stream
+	Tones        map[string]string       `json:"tones"`
 }
 
 func (s *Server) lifecycle(w http.ResponseWriter, r *http.Request) error {
 	doc := lifecycleDoc{
 		Statuses: lifecycle.Statuses, Causes: lifecycle.Causes, EventTypes: lifecycle.EventTypes,
-		StepStatuses: lifecycle.StepStatuses, StreamEnd: streamEnd,
+		StepStatuses: lifecycle.StepStatuses, PendingKinds: lifecycle.PendingKinds, StreamEnd: streamEnd,
 		Tones: map[string]string{
 			string(lifecycle.Running):         "active",
-			string(lifecycle.WaitingApproval): "active",
-			string(lifecycle.WaitingUser):     "active",
+			string(lifecycle.WaitingApproval): "wait",
+			string(lifecycle.WaitingUser):     "wait",
 			string(lifecycle.Completed):       "ok",
 			string(lifecycle.StepSucceeded):   "ok",
 			string(lifecycle.Failed):          "bad",

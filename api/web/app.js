@@ -14,8 +14,13 @@ const SVG = "http://www.w3.org/2000/svg";
 let V = null;
 let TERMINAL = new Set();
 let EV = null; // the events the page handles, each checked against V at boot
+let KIND = null; // the kinds of pending decision, checked the same way
 function ev(name) {
   if (!V.event_types.includes(name) && name !== V.stream_end) throw new Error(`the server's vocabulary has no event "${name}"`);
+  return name;
+}
+function kind(name) {
+  if (!(V.pending_kinds || []).includes(name)) throw new Error(`the server's vocabulary has no pending kind "${name}"`);
   return name;
 }
 function tone(word) {
@@ -26,8 +31,10 @@ let token = localStorage.getItem("phonepilot.token") || "";
 let current = null; // {id, source, status}
 
 // api calls the JSON API; on 401 it asks for the token once and retries.
-async function api(method, path, body) {
-  const headers = { "Content-Type": "application/json" };
+// Calls that decide for a person say they come from the page
+// (X-Phonepilot-Client: web), so the events record who decided.
+async function api(method, path, body, extra) {
+  const headers = { "Content-Type": "application/json", ...(extra || {}) };
   if (token) headers.Authorization = "Bearer " + token;
   const resp = await fetch(path, { method, headers, body: body ? JSON.stringify(body) : undefined });
   if (resp.status === 401) {
@@ -35,7 +42,7 @@ async function api(method, path, body) {
     if (t) {
       token = t.trim();
       localStorage.setItem("phonepilot.token", token);
-      return api(method, path, body);
+      return api(method, path, body, extra);
     }
   }
   const data = await resp.json().catch(() => ({}));
@@ -78,9 +85,11 @@ function ms(ns) {
 function span(a, b) {
   const s = Math.max(0, (b - a) / 1000);
   if (s < 1) return `${Math.round(s * 1000)} ms`;
-  if (s < 60) return `${s.toFixed(1)} s`;
-  if (s < 3600) return `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`;
-  return `${Math.floor(s / 3600)} h ${Math.round((s % 3600) / 60)} min`;
+  if (s < 59.95) return `${s.toFixed(1)} s`;
+  const r = Math.round(s); // whole seconds first: never "9 min 60 s"
+  if (r < 3600) return `${Math.floor(r / 60)} min ${r % 60} s`;
+  const m = Math.round(r / 60);
+  return `${Math.floor(m / 60)} h ${m % 60} min`;
 }
 
 // when is a time of day, with the date when it is not today.
@@ -106,11 +115,13 @@ async function refreshList() {
     const page = await api("GET", "/v1/tasks?limit=50");
     const list = $("task-list");
     list.replaceChildren(...page.tasks.map((t) => {
-      const li = el("li", { "data-id": t.id, title: t.goal },
+      const li = el("li", { "data-id": t.id, title: t.goal, class: tone(t.status) },
         badge(t.status),
         el("div", { class: "what" },
           el("span", { class: "goal" }, t.goal),
+          t.pending ? el("span", { class: "needs", title: needs(t.pending) }, needs(t.pending)) : null,
           el("span", { class: "when", title: `created ${t.created}` + (t.started ? `, started ${t.started}` : "") + (t.finished ? `, finished ${t.finished}` : "") }, ran(t))));
+      if (t.pending) li.dataset.pending = t.pending.kind;
       if (current && current.id === t.id) li.classList.add("current");
       li.addEventListener("click", () => open(t.id, true));
       return li;
@@ -118,6 +129,13 @@ async function refreshList() {
   } catch (e) {
     console.warn("task list:", e.message);
   }
+}
+
+// needs says in a few words what a waiting task needs from a person.
+function needs(p) {
+  if (p.kind === KIND.question) return "asks you: " + (p.question || "");
+  const what = p.element && p.element.label ? ` “${p.element.label}”` : "";
+  return `needs your approval: ${p.category || "action"}${what}`;
 }
 
 async function refreshDevices() {
@@ -161,6 +179,11 @@ function showTask(t) {
     (t.usage && t.usage.input_tokens ? ` · ${t.usage.input_tokens}+${t.usage.output_tokens} tokens` : "");
   $("task-reason").textContent = (t.cause ? t.cause + ": " : "") + (t.reason || "");
   showFinal(t);
+  // A fetched task without a pending decision hides the card only once it
+  // has ended: a fetch answered just before a new request must not hide it.
+  // Decisions hide it through their events and the POST's answer.
+  if (t.pending) showPending(t.id, t.pending);
+  else if (TERMINAL.has(t.status)) decided("");
   $("cancel").hidden = TERMINAL.has(t.status);
   if (TERMINAL.has(t.status)) $("task-live").textContent = "";
   if (current) current.status = t.status;
@@ -170,10 +193,13 @@ function showTask(t) {
 async function open(id, push) {
   if (current && current.source) current.source.close();
   current = { id, source: null, status: "" };
+  hidePending();
+  pendingGone.clear();
   if (push) history.pushState({ id }, "", "/tasks/" + id);
   $("steps").replaceChildren();
   $("task-live").textContent = "";
   let t;
+  const n = ++fetchSeq;
   try {
     t = await api("GET", "/v1/tasks/" + id);
   } catch (e) {
@@ -183,7 +209,7 @@ async function open(id, push) {
     return;
   }
   if (!current || current.id !== id) return;
-  showTask(t);
+  if (n === fetchSeq) showTask(t);
   follow(id);
 }
 
@@ -198,45 +224,212 @@ function follow(id) {
   src.addEventListener(EV.stepStarted, (e) => {
     if (!mine()) return;
     const d = JSON.parse(e.data);
-    $("task-live").textContent = `step ${d.step} running…`;
+    if (!shownPending) $("task-live").textContent = `step ${d.step} running…`; // a waiting card says what the task waits for
   });
   src.addEventListener(EV.attempt, (e) => {
     if (!mine()) return;
     const d = JSON.parse(e.data);
     const a = d.data || {};
-    $("task-live").textContent = `step ${d.step}: attempt ${a.number || ""} ${a.result || ""}`;
+    if (!shownPending) $("task-live").textContent = `step ${d.step}: attempt ${a.number || ""} ${a.result || ""}`;
   });
   src.addEventListener(EV.stepFinished, (e) => {
     if (!mine()) return;
     addStep(JSON.parse(e.data));
-    $("task-live").textContent = "";
+    if (!shownPending) $("task-live").textContent = "";
   });
-  src.addEventListener(EV.status, async (e) => {
+  // A pending decision appears when it is requested and goes when it is
+  // decided, by this page or anyone else (the CLI, another browser).
+  const asked = (e) => {
     if (!mine()) return;
     const d = JSON.parse(e.data).data || {};
-    if (d.status && d.status !== current.status) {
-      try { showTask(await api("GET", "/v1/tasks/" + id)); } catch (_) { /* next event retries */ }
-      refreshList();
-    }
-  });
-  src.addEventListener(EV.end, async () => {
-    src.close();
+    if (d.pending) showPending(id, d.pending);
+  };
+  src.addEventListener(EV.approvalRequested, asked);
+  src.addEventListener(EV.questionAsked, asked);
+  src.addEventListener(EV.approvalDecided, (e) => {
     if (!mine()) return;
-    try { showTask(await api("GET", "/v1/tasks/" + id)); } catch (_) { /* shown already */ }
+    const d = JSON.parse(e.data);
+    const a = d.data || {};
+    decided(`step ${d.step || "?"}: ${a.approved ? "approved" : "denied"}` + (a.by ? ` by ${a.by}` : "") + (a.note ? ` — ${a.note}` : ""));
+  });
+  src.addEventListener(EV.questionAnswered, (e) => {
+    if (!mine()) return;
+    const a = JSON.parse(e.data).data || {};
+    decided("answered" + (a.by ? ` by ${a.by}` : ""));
+  });
+  // The badge follows the status events, which come in order; the rest of
+  // the task (times, reason, pending) is fetched after each of them.
+  src.addEventListener(EV.status, (e) => {
+    if (!mine()) return;
+    const d = JSON.parse(e.data).data || {};
+    if (!d.status) return;
+    if (TERMINAL.has(d.status)) decided(""); // ended while waiting: cancelled, timed out
+    setBadge($("task-status"), d.status);
+    $("task-reason").textContent = (d.cause ? d.cause + ": " : "") + (d.reason || "");
+    $("cancel").hidden = TERMINAL.has(d.status);
+    current.status = d.status;
+    refreshTask(id);
     refreshList();
   });
+  src.addEventListener(EV.end, () => {
+    src.close();
+    if (!mine()) return;
+    refreshTask(id);
+    refreshList();
+  });
+}
+
+// refreshTask fetches the task and shows it, unless a newer fetch (or a
+// decision's answer) was started meanwhile: answers can arrive out of
+// order, and an older one must not put back an older status.
+let fetchSeq = 0;
+async function refreshTask(id) {
+  const n = ++fetchSeq;
+  try {
+    const t = await api("GET", "/v1/tasks/" + id);
+    if (n === fetchSeq && current && current.id === id) showTask(t);
+  } catch (_) { /* the next event fetches again */ }
 }
 
 $("cancel").addEventListener("click", async () => {
   if (!current) return;
   $("cancel").disabled = true;
   try {
-    showTask(await api("POST", `/v1/tasks/${current.id}/cancel`));
+    const t = await api("POST", `/v1/tasks/${current.id}/cancel`);
+    fetchSeq++; // final: no fetch in flight may come back over it
+    showTask(t);
   } catch (e) {
     $("task-reason").textContent = e.message;
   } finally {
     $("cancel").disabled = false;
   }
+});
+
+// ---- a pending decision ----------------------------------------------------
+
+// shownPending is the key of the pending decision on the page (its kind,
+// step and time), so that the same one arriving again (the stream's
+// replay, a refresh of the task) keeps what the person has typed.
+// pendingGone holds the keys of decided ones: a task fetched before the
+// decision must not bring its card back.
+let shownPending = "";
+const pendingGone = new Set();
+let expiresTimer = 0;
+
+// The time is read to the millisecond: stores keep it to the microsecond
+// or the nanosecond, and the event and the task must give the same key.
+function pendingKey(p) {
+  return `${p.kind}:${p.step}:${Date.parse(p.since) || p.since}`;
+}
+
+function showPending(id, p) {
+  const key = pendingKey(p);
+  if (pendingGone.has(key) || key === shownPending) return;
+  shownPending = key;
+  const question = p.kind === KIND.question;
+  const box = $("pending");
+  box.dataset.kind = p.kind;
+  box.dataset.task = id;
+  box.dataset.key = key;
+  $("pending-title").textContent = question ? `Step ${p.step}: the agent asks you` : `Step ${p.step} waits for your approval`;
+  const acted = p.element ? p.element.index : null;
+  $("pending-screen").replaceChildren(wireframe(sceneOf(p.scene), acted));
+  $("pending-category").hidden = question || !p.category;
+  $("pending-category").textContent = p.category || "";
+  const e = p.element;
+  $("pending-element").textContent = e ? `${e.label ? `“${e.label}”` : "element"} [${e.index}]` + (e.class ? ` · ${e.class}` : "") + (e.id ? ` · ${e.id}` : "") : "";
+  $("pending-reason").textContent = question ? "" : p.reason || "";
+  const args = p.call && p.call.args ? p.call.args : {};
+  $("pending-call").textContent = p.call ? `${p.call.name} ${JSON.stringify(args)}` : "";
+  $("pending-call").hidden = question || !p.call;
+  $("pending-question").textContent = question ? p.question || "" : "";
+  $("approval-form").hidden = question;
+  $("answer-form").hidden = !question;
+  $("approval-note").value = "";
+  $("answer-text").value = "";
+  $("pending-error").hidden = true;
+  for (const b of box.querySelectorAll("button")) b.disabled = false;
+  clearInterval(expiresTimer);
+  const tick = () => {
+    const end = p.expires ? new Date(p.expires) : null;
+    $("pending-expires").textContent = end && end > 0 ? `decide by ${when(end)} (${span(new Date(), end)} left), or the task fails` : "";
+  };
+  tick();
+  expiresTimer = setInterval(tick, 1000);
+  box.hidden = false;
+  $("task-live").textContent = question ? "waiting for your answer…" : "waiting for your approval…";
+}
+
+function hidePending() {
+  shownPending = "";
+  clearInterval(expiresTimer);
+  $("pending").hidden = true;
+  delete $("pending").dataset.key;
+  $("pending-screen").replaceChildren();
+}
+
+// decided removes the card of the decision just made and says who made it.
+function decided(what) {
+  if (shownPending) pendingGone.add(shownPending);
+  hidePending();
+  if (what) $("task-live").textContent = what;
+}
+
+// sceneOf reads the pending screen, which the API sends as the Scene's
+// JSON (an object), or as its text when a store kept it as a string.
+function sceneOf(s) {
+  if (typeof s !== "string") return s;
+  try { return JSON.parse(s); } catch (_) { return null; }
+}
+
+// decide posts a decision (approve, deny, answer) for the card shown; a
+// 409 means someone else decided first or it expired: the page shows the
+// task as it now is.
+async function decide(action, body) {
+  const box = $("pending");
+  const id = box.dataset.task;
+  const key = shownPending;
+  const err = $("pending-error");
+  err.hidden = true;
+  for (const b of box.querySelectorAll("button")) b.disabled = true;
+  try {
+    await api("POST", `/v1/tasks/${id}/${action}`, body, { "X-Phonepilot-Client": "web" });
+    pendingGone.add(key);
+    if (current && current.id === id) {
+      if (shownPending === key) decided(action === "answer" ? "answered" : action === "deny" ? "denied" : "approved");
+      // The answer is the task as of the decision; the task may already
+      // be further (the next step, the next pending): fetch it afresh.
+      refreshTask(id);
+    }
+    refreshList();
+  } catch (e) {
+    if (e.status === 409) {
+      // Someone else decided first, or it expired: say so and show the task.
+      if (shownPending === key) decided("no longer pending: " + e.message);
+      pendingGone.add(key);
+      if (current && current.id === id) refreshTask(id);
+      return;
+    }
+    err.textContent = e.message;
+    err.hidden = false;
+    for (const b of box.querySelectorAll("button")) b.disabled = false;
+  }
+}
+
+// Approve and Deny are plain buttons: Enter in the note decides nothing.
+$("approval-form").addEventListener("submit", (e) => e.preventDefault());
+for (const action of ["approve", "deny"]) {
+  $(action).addEventListener("click", () => {
+    const note = $("approval-note").value.trim();
+    decide(action, note ? { note } : {});
+  });
+}
+
+$("answer-form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  const text = $("answer-text").value.trim();
+  if (!text) return;
+  decide("answer", { text });
 });
 
 function addStep(s) {
@@ -449,11 +642,16 @@ async function boot() {
     V = await api("GET", "/v1/lifecycle");
     TERMINAL = new Set(V.terminal);
     if (!V.stream_end) throw new Error("the server's vocabulary has no stream_end");
-    EV = { stepStarted: ev("step_started"), attempt: ev("attempt"), stepFinished: ev("step_finished"), status: ev("status"), end: V.stream_end };
+    EV = {
+      stepStarted: ev("step_started"), attempt: ev("attempt"), stepFinished: ev("step_finished"), status: ev("status"),
+      approvalRequested: ev("approval_requested"), approvalDecided: ev("approval_decided"),
+      questionAsked: ev("question_asked"), questionAnswered: ev("question_answered"), end: V.stream_end,
+    };
+    KIND = { approval: kind("approval"), question: kind("question") };
   } catch (e) {
     $("detail-empty").textContent = "This page cannot work with this server: " + e.message;
     $("start").disabled = true;
-    document.body.dataset.boot = "failed";
+    document.body.dataset.boot = "refused"; // the page's own state, not a task's
     return;
   }
   document.body.dataset.boot = "ready"; // tests wait for this
