@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"phonepilot/device"
@@ -300,8 +301,12 @@ func (r *Runner) Run(ctx context.Context, goal string) Result {
 				reason = "the planner gave up without a reason"
 			}
 			if refused != nil && f.Cause == lifecycle.CauseNone {
-				// It could not go on without the refused action.
-				return fail(refused.cause, reason+" (after: "+refused.reason+")")
+				// It could not go on without the refused action; say which,
+				// unless the planner's reason already does.
+				if !strings.Contains(reason, refused.reason) {
+					reason += " (after: " + refused.reason + ")"
+				}
+				return fail(refused.cause, reason)
 			}
 			return fail(giveUpCause(f, res.Steps), reason)
 		}
