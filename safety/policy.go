@@ -22,23 +22,40 @@ type Rules struct {
 
 // For returns the rule for c ("" when unset or c is unknown).
 func (r Rules) For(c Category) Verdict {
-	switch c {
-	case Payment:
-		return r.Payment
-	case Delete:
-		return r.Delete
-	case Send:
-		return r.Send
-	case Account:
-		return r.Account
-	case Permission:
-		return r.Permission
-	case Install:
-		return r.Install
-	case Call:
-		return r.Call
+	if v := r.field(c); v != nil {
+		return *v
 	}
 	return ""
+}
+
+// Set sets the rule for c; an unknown category is left alone (callers
+// check names against Categories first).
+func (r *Rules) Set(c Category, v Verdict) {
+	if f := r.field(c); f != nil {
+		*f = v
+	}
+}
+
+// field is the rule of c in r, nil for an unknown category: the one place
+// that maps a category to its field.
+func (r *Rules) field(c Category) *Verdict {
+	switch c {
+	case Payment:
+		return &r.Payment
+	case Delete:
+		return &r.Delete
+	case Send:
+		return &r.Send
+	case Account:
+		return &r.Account
+	case Permission:
+		return &r.Permission
+	case Install:
+		return &r.Install
+	case Call:
+		return &r.Call
+	}
+	return nil
 }
 
 // Policy is what the user wrote about gated actions: the `[safety]`

@@ -8,11 +8,9 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -21,13 +19,11 @@ import (
 	"testing"
 	"time"
 
-	"phonepilot/api"
 	"phonepilot/internal/testlog"
 	"phonepilot/plan/ai"
 	"phonepilot/plan/ai/aitest"
 	"phonepilot/runtime"
 	"phonepilot/storage"
-	"phonepilot/task"
 	"phonepilot/task/lifecycle"
 )
 
@@ -323,26 +319,8 @@ func startAIServe(t *testing.T, provider, locale, profile string, script aitest.
 	spec := plannerSpec{Name: plannerAI, AI: ai.Defaults()}
 	spec.AI.Provider, spec.AI.APIKey, spec.AI.BaseURL, spec.AI.Vision = provider, "sk-"+provider+"-served", providerBase(srv, provider), false
 	devs := newServeDevices(deviceOptions{SimLocale: locale, SimProfile: profile, SimSeed: 1, Logger: log, ADBServer: "127.0.0.1:1"})
-	store := openTestSQLite(t)
-	svc, err := task.New(task.Config{PollInterval: 20 * time.Millisecond, Logger: log}, store, devs, &runtimeRunner{base: runtime.Defaults(), planner: spec, log: log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	as, err := api.New(api.Defaults(), svc, devs, log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := as.Start(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(as.Handler())
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		as.Close(ctx)
-		ts.Close()
-	})
-	return &aiServe{url: ts.URL, t: t, model: srv}
+	url := serveOver(t, openTestSQLite(t), devs, &runtimeRunner{base: runtime.Defaults(), planner: spec, log: log}, 20*time.Millisecond, log)
+	return &aiServe{url: url, t: t, model: srv}
 }
 
 func (s *aiServe) submit(goal, dev, planner string) string {

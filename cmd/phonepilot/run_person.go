@@ -192,22 +192,7 @@ func allowCategories(p safety.Policy, cats []safety.Category) safety.Policy {
 	}
 	set := func(r *safety.Rules) {
 		for _, c := range cats {
-			switch c {
-			case safety.Payment:
-				r.Payment = safety.Allow
-			case safety.Delete:
-				r.Delete = safety.Allow
-			case safety.Send:
-				r.Send = safety.Allow
-			case safety.Account:
-				r.Account = safety.Allow
-			case safety.Permission:
-				r.Permission = safety.Allow
-			case safety.Install:
-				r.Install = safety.Allow
-			case safety.Call:
-				r.Call = safety.Allow
-			}
+			r.Set(c, safety.Allow)
 		}
 	}
 	out := safety.Policy{Rules: p.Rules}

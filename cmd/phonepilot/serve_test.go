@@ -59,7 +59,16 @@ func (w tlogWriter) Write(p []byte) (int, error) {
 func startServedAPIWith(t testing.TB, store storage.Store, simProfile string, log *slog.Logger) *servedAPI {
 	t.Helper()
 	devs := newServeDevices(deviceOptions{SimLocale: "en", SimProfile: simProfile, SimSeed: 1, Logger: log, ADBServer: "127.0.0.1:1"})
-	svc, err := task.New(task.Config{PollInterval: 200 * time.Millisecond, Logger: log}, store, devs, &runtimeRunner{base: runtime.Defaults(), log: log})
+	url := serveOver(t, store, devs, &runtimeRunner{base: runtime.Defaults(), log: log}, 200*time.Millisecond, log)
+	return &servedAPI{url: url, store: store}
+}
+
+// serveOver serves the API and the page over a task service on store,
+// devs and runner behind httptest, closed when the test ends; it returns
+// the server's URL.
+func serveOver(t testing.TB, store storage.Store, devs *serveDevices, runner task.Runner, poll time.Duration, log *slog.Logger) string {
+	t.Helper()
+	svc, err := task.New(task.Config{PollInterval: poll, Logger: log}, store, devs, runner)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +86,7 @@ func startServedAPIWith(t testing.TB, store storage.Store, simProfile string, lo
 		srv.Close(ctx)
 		ts.Close()
 	})
-	return &servedAPI{url: ts.URL, store: store}
+	return ts.URL
 }
 
 func openTestSQLite(t testing.TB) *sqlite.Store {

@@ -4,14 +4,12 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 
-	"phonepilot/api"
 	"phonepilot/device"
 	"phonepilot/internal/testlog"
 	"phonepilot/runtime"
@@ -29,25 +27,7 @@ func servedWithRunner(t *testing.T, runner task.Runner) *servedAPI {
 	log := testlog.New(t)
 	store := openTestSQLite(t)
 	devs := newServeDevices(deviceOptions{SimLocale: "en", SimSeed: 1, Logger: log, ADBServer: "127.0.0.1:1"})
-	svc, err := task.New(task.Config{PollInterval: 200 * time.Millisecond, Logger: log}, store, devs, runner)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := api.New(api.Defaults(), svc, devs, log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.Start(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(srv.Handler())
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		srv.Close(ctx)
-		ts.Close()
-	})
-	return &servedAPI{url: ts.URL, store: store}
+	return &servedAPI{url: serveOver(t, store, devs, runner, 200*time.Millisecond, log), store: store}
 }
 
 // A question from the planner on the page: the card shows the question and
