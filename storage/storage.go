@@ -82,13 +82,40 @@ type Pending struct {
 	Expires time.Time       `json:"expires"`
 }
 
-// PendingElement is the element a pending action acts on.
+// PendingElement is the element a pending action acts on. In JSON its
+// bounds are [left, top, right, bottom], as in the compact Scene JSON
+// (docs/scene-json.md) that the pending decision's scene carries.
 type PendingElement struct {
-	Index  int          `json:"index"`
-	Class  string       `json:"class,omitempty"`
-	Label  string       `json:"label,omitempty"`
-	ID     string       `json:"id,omitempty"`
-	Bounds scene.Bounds `json:"bounds"`
+	Index  int
+	Class  string
+	Label  string
+	ID     string
+	Bounds scene.Bounds
+}
+
+type pendingElementJSON struct {
+	Index  int    `json:"index"`
+	Class  string `json:"class,omitempty"`
+	Label  string `json:"label,omitempty"`
+	ID     string `json:"id,omitempty"`
+	Bounds [4]int `json:"bounds"`
+}
+
+// MarshalJSON writes the element with [l, t, r, b] bounds.
+func (e PendingElement) MarshalJSON() ([]byte, error) {
+	b := e.Bounds
+	return json.Marshal(pendingElementJSON{e.Index, e.Class, e.Label, e.ID, [4]int{b.Left, b.Top, b.Right, b.Bottom}})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (e *PendingElement) UnmarshalJSON(data []byte) error {
+	var j pendingElementJSON
+	if err := json.Unmarshal(data, &j); err != nil {
+		return fmt.Errorf("pending element: %w", err)
+	}
+	*e = PendingElement{Index: j.Index, Class: j.Class, Label: j.Label, ID: j.ID,
+		Bounds: scene.Bounds{Left: j.Bounds[0], Top: j.Bounds[1], Right: j.Bounds[2], Bottom: j.Bounds[3]}}
+	return nil
 }
 
 // Validate checks a Pending before it is stored.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"phonepilot/scene"
 	"phonepilot/storage"
 	"phonepilot/task/lifecycle"
 )
@@ -83,5 +84,26 @@ func TestChangeValidate(t *testing.T) {
 		if err := c.Validate(); err == nil {
 			t.Errorf("bad %s accepted", name)
 		}
+	}
+}
+
+// A pending element's bounds are written the way the Scene JSON writes
+// bounds, so a client reads both with the same code, and they round-trip.
+func TestPendingElementJSON(t *testing.T) {
+	in := storage.PendingElement{Index: 17, Class: "android.widget.Button", Label: "Buy now", ID: "buy_now",
+		Bounds: scene.Bounds{Left: 720, Top: 2123, Right: 1060, Bottom: 2243}}
+	raw, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"index":17,"class":"android.widget.Button","label":"Buy now","id":"buy_now","bounds":[720,2123,1060,2243]}`; string(raw) != want {
+		t.Errorf("json = %s\nwant  %s", raw, want)
+	}
+	var out storage.PendingElement
+	if err := json.Unmarshal(raw, &out); err != nil || out != in {
+		t.Errorf("round trip = %+v, %v; want %+v", out, err, in)
+	}
+	if err := json.Unmarshal([]byte(`{"index":1,"bounds":"wide"}`), &out); err == nil || !strings.Contains(err.Error(), "pending element") {
+		t.Errorf("bad bounds: %v", err)
 	}
 }

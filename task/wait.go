@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"phonepilot/runtime"
+	"phonepilot/scene"
 	"phonepilot/storage"
 	"phonepilot/task/lifecycle"
 )
@@ -44,19 +45,33 @@ type person struct {
 
 var _ runtime.Person = (*person)(nil)
 
-// Approve implements runtime.Person.
-func (p *person) Approve(ctx context.Context, a runtime.Approval) (runtime.ApprovalDecision, error) {
+// ApprovalPending is the pending decision of an action the gate stopped:
+// the call, the element it acts on, the gate's category and reason, and the
+// screen (compact Scene JSON) for a front end's wireframe.
+func ApprovalPending(a runtime.Approval) storage.Pending {
 	pend := storage.Pending{Kind: lifecycle.PendingApproval, Step: a.Step, Call: a.Call,
-		Category: string(a.Decision.Category), Reason: a.Decision.Reason}
+		Category: string(a.Decision.Category), Reason: a.Decision.Reason, Scene: sceneJSON(a.Scene)}
 	if el := a.Element; el != nil {
 		pend.Element = &storage.PendingElement{Index: el.Index, Class: el.Class, Label: el.Label(), ID: el.ResourceID, Bounds: el.Bounds}
 	}
-	if a.Scene != nil {
-		if sj, err := json.Marshal(a.Scene); err == nil {
-			pend.Scene = sj
-		}
+	return pend
+}
+
+// sceneJSON is sc in compact Scene JSON, nil for none.
+func sceneJSON(sc *scene.Scene) json.RawMessage {
+	if sc == nil {
+		return nil
 	}
-	v, err := p.wait(ctx, pend, p.s.cfg.ApprovalTimeout, runtime.ErrApprovalTimeout)
+	sj, err := json.Marshal(sc)
+	if err != nil {
+		return nil
+	}
+	return sj
+}
+
+// Approve implements runtime.Person.
+func (p *person) Approve(ctx context.Context, a runtime.Approval) (runtime.ApprovalDecision, error) {
+	v, err := p.wait(ctx, ApprovalPending(a), p.s.cfg.ApprovalTimeout, runtime.ErrApprovalTimeout)
 	if err != nil {
 		return runtime.ApprovalDecision{}, err
 	}
@@ -65,12 +80,7 @@ func (p *person) Approve(ctx context.Context, a runtime.Approval) (runtime.Appro
 
 // Ask implements runtime.Person.
 func (p *person) Ask(ctx context.Context, q runtime.Question) (runtime.Answer, error) {
-	pend := storage.Pending{Kind: lifecycle.PendingQuestion, Step: q.Step, Call: q.Call, Question: q.Text}
-	if q.Scene != nil {
-		if sj, err := json.Marshal(q.Scene); err == nil {
-			pend.Scene = sj
-		}
-	}
+	pend := storage.Pending{Kind: lifecycle.PendingQuestion, Step: q.Step, Call: q.Call, Question: q.Text, Scene: sceneJSON(q.Scene)}
 	v, err := p.wait(ctx, pend, p.s.cfg.AnswerTimeout, runtime.ErrAnswerTimeout)
 	if err != nil {
 		return runtime.Answer{}, err

@@ -227,12 +227,7 @@ var _ runtime.Person = directPerson{}
 
 // Approve implements runtime.Person.
 func (d directPerson) Approve(ctx context.Context, a runtime.Approval) (runtime.ApprovalDecision, error) {
-	pd := storage.Pending{Kind: lifecycle.PendingApproval, Step: a.Step, Call: a.Call,
-		Category: string(a.Decision.Category), Reason: a.Decision.Reason}
-	if el := a.Element; el != nil {
-		pd.Element = &storage.PendingElement{Index: el.Index, Class: el.Class, Label: el.Label(), ID: el.ResourceID, Bounds: el.Bounds}
-	}
-	v, err := d.ask(ctx, pd)
+	v, err := d.ask(ctx, task.ApprovalPending(a))
 	if err != nil {
 		return runtime.ApprovalDecision{}, err
 	}
