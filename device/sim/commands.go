@@ -1318,7 +1318,7 @@ func cmdPm(p *Phone, e *cmdEnv) int {
 		if len(e.args) > 2 {
 			for i, a := range p.apps {
 				if a.pkg() == e.args[2] {
-					p.apps[i] = installedApps[i](p)
+					p.apps[i] = appFor(a.pkg())(p)
 					p.kill(a.pkg())
 					e.out("Success\n")
 					return 0

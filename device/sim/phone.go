@@ -41,6 +41,9 @@ type Config struct {
 	Clock         clock.Clock // default clock.Real{}
 	NoADBKeyboard bool        // the ADB Keyboard IME is not installed
 	Logger        *slog.Logger
+	// Start is the state the phone starts in (and Reset returns to): the
+	// zero value is the default phone (start.go).
+	Start Start
 }
 
 // Validate reports the first invalid field, naming it.
@@ -58,7 +61,7 @@ func (c Config) Validate() error {
 	if _, ok := profiles[c.Profile]; !ok {
 		return fmt.Errorf("sim config: unknown profile %q (use one of: %s)", c.Profile, strings.Join(ProfileNames(), ", "))
 	}
-	return nil
+	return c.Start.Validate()
 }
 
 func (c Config) withDefaults() Config {
@@ -148,10 +151,8 @@ func (p *Phone) Reset() {
 
 func (p *Phone) resetLocked() {
 	p.rng = rand.New(rand.NewSource(p.cfg.Seed))
-	p.apps = make([]app, len(installedApps))
-	for i, newApp := range installedApps {
-		p.apps[i] = newApp(p)
-	}
+	p.buildApps()
+	p.applyStart()
 	p.fg = launcherPkg
 	p.recents = nil
 	p.overview = false

@@ -24,6 +24,11 @@ func (p *Phone) State() ([]byte, error) {
 		"recents":    nonNil(append([]string(nil), p.recents...)),
 		"granted":    append([]grant{}, p.granted...),
 	}
+	var installed []string
+	for _, a := range p.apps {
+		installed = append(installed, a.pkg())
+	}
+	st["installed"] = nonNil(installed)
 	names := map[string]string{taobaoPkg: "taobao", settingsPkg: "settings", contactsPkg: "contacts", messagesPkg: "messages", deskClockPkg: "clock"}
 	for _, a := range p.apps {
 		st[names[a.pkg()]] = a.state()
