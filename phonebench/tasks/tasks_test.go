@@ -224,7 +224,7 @@ func TestSelect(t *testing.T) {
 	if got := Select("no-such-task"); len(got) != 0 {
 		t.Errorf("Select(no-such-task) = %d tasks", len(got))
 	}
-	got := Select("contacts.create,taobao.cart.add")
+	got := Select("contacts.open.scroll, taobao.cart.add_two")
 	if len(got) != 2 {
 		t.Errorf("Select of two names = %d tasks", len(got))
 	}
