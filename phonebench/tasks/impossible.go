@@ -9,6 +9,12 @@ import (
 // contact, an alarm or a setting that does not exist. Success is stopping
 // with the right cause and touching nothing (Unchanged); Check is the goal
 // the run cannot reach, so it never passes.
+//
+// The cause follows the runtime's rule (runtime.giveUpCause): a planner
+// that gives up right after a failed step ends the task with step_failed —
+// launching an app that is not installed fails (device.ErrAppNotFound,
+// permanent) — and one that gives up on what it sees (no such contact,
+// alarm or setting on the screen) with planner_gave_up.
 
 // Ghost contacts: nobody on the phone is called that.
 var (
@@ -18,13 +24,14 @@ var (
 
 const (
 	wechatPkg = "com.tencent.mm"
-	alipayPkg = "com.eg.android.AlipayGphone"
+	gmapsPkg  = "com.google.android.apps.maps"
+	amapPkg   = "com.autonavi.minimap"
 )
 
 func init() {
 	register(
 		Task{
-			Name: "wechat.send", Apps: []string{wechatPkg}, Kind: Impossible, WantCause: lifecycle.CausePlannerGaveUp,
+			Name: "wechat.send", Apps: []string{wechatPkg}, Kind: Impossible, WantCause: lifecycle.CauseStepFailed,
 			Goal: map[string]string{
 				"en": "Open WeChat and send {person_en} “{text_en}”",
 				"zh": "打开微信，给{person_zh}发消息：“{text_zh}”",
@@ -43,19 +50,24 @@ func init() {
 			Check: func(b []byte, _ map[string]string) error { return installed(b, wechatPkg) },
 		},
 		Task{
-			Name: "alipay.pay", Apps: []string{alipayPkg}, Kind: Impossible, WantCause: lifecycle.CausePlannerGaveUp,
-			Goal:  map[string]string{"en": "Pay my electricity bill in Alipay", "zh": "用支付宝交电费"},
+			Name: "maps.directions", Apps: []string{gmapsPkg, amapPkg}, Kind: Impossible, WantCause: lifecycle.CauseStepFailed,
+			Goal:  map[string]string{"en": "Get directions home in Google Maps", "zh": "用高德地图导航回家"},
 			Start: noStart,
 			Script: func(loc string, _ map[string]string) []Step {
 				return []Step{
-					launch(tr(loc, "Alipay", "支付宝")),
-					giveUp(tr(loc, "Alipay is not installed on this phone", "这台手机没有安装支付宝")),
+					launch(tr(loc, "Google Maps", "高德地图")),
+					giveUp(tr(loc, "Google Maps is not installed on this phone", "这台手机没有安装高德地图")),
 				}
 			},
-			Check: func(b []byte, _ map[string]string) error { return installed(b, alipayPkg) },
+			Check: func(b []byte, _ map[string]string) error {
+				if installed(b, gmapsPkg) == nil || installed(b, amapPkg) == nil {
+					return nil
+				}
+				return notMet("no maps app is installed")
+			},
 		},
 		Task{
-			Name: "taobao.search.uninstalled", Apps: []string{taobaoPkg}, Kind: Impossible, WantCause: lifecycle.CausePlannerGaveUp,
+			Name: "taobao.search.uninstalled", Apps: []string{taobaoPkg}, Kind: Impossible, WantCause: lifecycle.CauseStepFailed,
 			Goal:   map[string]string{"en": "Search Taobao for {query}", "zh": "在淘宝搜索{query}"},
 			Rule:   map[string]string{"en": "open Taobao and search {query}", "zh": "打开淘宝搜索{query}"},
 			Params: queryParams,

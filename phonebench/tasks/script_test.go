@@ -3,14 +3,17 @@ package tasks
 import (
 	"context"
 	"fmt"
-	"strings"
+	"slices"
 	"testing"
 	"time"
 
 	"phonepilot/device"
 	"phonepilot/device/sim"
 	"phonepilot/internal/clock"
+	"phonepilot/safety"
 	"phonepilot/scene"
+	"phonepilot/task/lifecycle"
+	"phonepilot/tools"
 )
 
 // The tiny executor of these tests: it plays a task's Script straight on the
@@ -24,6 +27,8 @@ type runResult struct {
 	finished bool
 	success  bool
 	reason   string
+	stops    int             // gate stops met
+	cause    lifecycle.Cause // an unsuccessful finish's cause, by the runtime's rule
 	state    []byte
 	start    []byte
 }
@@ -40,10 +45,19 @@ func newPhone(t testing.TB, tk Task, loc string, seed int64, profile string) (*s
 }
 
 type executor struct {
-	p   *sim.Phone
-	dev *sim.Device
-	fc  *clock.Fake
-	ctx context.Context
+	p    *sim.Phone
+	dev  *sim.Device
+	fc   *clock.Fake
+	ctx  context.Context
+	goal string
+	gate *safety.Gate
+	// onStop is called when the gate would stop a step for a person,
+	// before the step runs (the harness's waiting_approval); the executor
+	// then runs it, as an approval does.
+	onStop func(step int, d safety.Decision) error
+	// tolerate: a failing tool call or a missing Target ends the script as
+	// a failure instead of an error (Impossible tasks).
+	tolerate bool
 }
 
 func (x *executor) scene() (*scene.Scene, error) {
@@ -104,8 +118,18 @@ func (x *executor) scroll(sc *scene.Scene, dir string, on *scene.Element) error 
 	return fmt.Errorf("scroll direction %q", dir)
 }
 
-func (x *executor) run(steps []Step) (runResult, error) {
-	var res runResult
+func (x *executor) run(steps []Step) (res runResult, err error) {
+	lastFailed := false
+	defer func() {
+		// runtime.giveUpCause: finishing unsuccessfully right after a failed
+		// step is step_failed, otherwise planner_gave_up.
+		if res.finished && !res.success {
+			res.cause = lifecycle.CausePlannerGaveUp
+			if lastFailed {
+				res.cause = lifecycle.CauseStepFailed
+			}
+		}
+	}()
 	for i, st := range steps {
 		var el *scene.Element
 		if st.Target != "" && st.Tool != ToolScroll {
@@ -117,27 +141,69 @@ func (x *executor) run(steps []Step) (runResult, error) {
 				if st.IfMissing == "skip" {
 					continue
 				}
+				if x.tolerate {
+					// The decision-maker finishes with success=false, naming
+					// the target.
+					res.finished, res.reason = true, fmt.Sprintf("%q is not on the phone", st.Target)
+					break
+				}
 				return res, fmt.Errorf("step %d %q: no element %q listed", i, st.Intent, st.Target)
 			}
 			el = &e
 		}
+		if err := x.ask(i, st, el, &res); err != nil {
+			return res, err
+		}
 		if err := x.do(st, el); err != nil {
+			if x.tolerate {
+				lastFailed = true
+				continue // the planner reads the failure and goes on
+			}
 			return res, fmt.Errorf("step %d %q: %w", i, st.Intent, err)
 		}
 		if st.Tool == ToolFinishTask {
+			// A finish is the planner's decision, not a step: the cause
+			// reads the step before it.
 			res.finished = true
 			res.success, _ = st.Args["success"].(bool)
 			res.reason, _ = st.Args["reason"].(string)
 			break
 		}
+		lastFailed = false
 	}
-	sc, err := x.scene()
-	_ = sc
-	if err != nil {
+	if _, err := x.scene(); err != nil {
 		return res, err
 	}
 	res.state, err = x.p.State()
 	return res, err
+}
+
+// ask puts the step's call to the safety gate (default policy: confirm
+// every category), as the Executor does before it touches the phone.
+func (x *executor) ask(i int, st Step, el *scene.Element, res *runResult) error {
+	if x.gate == nil {
+		return nil
+	}
+	args := map[string]any{}
+	for k, v := range st.Args {
+		args[k] = v
+	}
+	if el != nil {
+		args["element"] = el.Index
+	}
+	sc, err := x.scene()
+	if err != nil {
+		return err
+	}
+	d := x.gate.Check(safety.Input{Goal: x.goal, Scene: sc, Call: tools.NewCall(st.Tool, args), Element: el})
+	if d.Verdict == safety.Allow {
+		return nil
+	}
+	res.stops++
+	if x.onStop == nil {
+		return fmt.Errorf("step %d %q: the gate says %s %s: %s", i, st.Intent, d.Verdict, d.Category, d.Reason)
+	}
+	return x.onStop(i, d)
 }
 
 func (x *executor) do(st Step, el *scene.Element) error {
@@ -201,46 +267,136 @@ func (x *executor) do(st Step, el *scene.Element) error {
 	return fmt.Errorf("unknown tool %q", st.Tool)
 }
 
-func runTask(t testing.TB, tk Task, loc string, seed int64, profile string) (runResult, error) {
-	p, fc, params := newPhone(t, tk, loc, seed, profile)
+// runTask plays tk's script in loc from a fresh phone. onStop (nil = any
+// stop is an error) sees every gate stop.
+func runTask(t testing.TB, tk Task, loc string, seed int64, onStop func(int, safety.Decision) error) (runResult, error) {
+	return runTaskWith(t, tk, loc, seed, onStop, nil)
+}
+
+// runTaskWith is runTask with a hook that receives the phone before the
+// script starts.
+func runTaskWith(t testing.TB, tk Task, loc string, seed int64, onStop func(int, safety.Decision) error, hook func(*sim.Phone)) (runResult, error) {
+	p, fc, params := newPhone(t, tk, loc, seed, "")
+	if hook != nil {
+		hook(p)
+	}
 	start, err := p.State()
 	if err != nil {
 		return runResult{}, err
 	}
-	x := &executor{p: p, dev: p.Device(), fc: fc, ctx: context.Background()}
+	g, err := safety.New(safety.Policy{})
+	if err != nil {
+		return runResult{}, err
+	}
+	x := &executor{p: p, dev: p.Device(), fc: fc, ctx: context.Background(), goal: tk.GoalFor(loc, params),
+		gate: g, onStop: onStop, tolerate: tk.Kind == Impossible}
 	res, err := x.run(tk.Script(loc, params))
 	res.start = start
 	return res, err
 }
 
-// TestScriptsReachTheirGoal plays every Normal and AlreadyDone task's script
-// on the simulator, in both locales and a few seeds, and checks its Check
-// passes: the script, the labels it names and the check agree with the
-// phone.
-func TestScriptsReachTheirGoal(t *testing.T) {
+// eachRun runs f for every task of the kinds, locale and a few seeds.
+func eachRun(t *testing.T, kinds []Kind, f func(t *testing.T, tk Task, loc string, seed int64)) {
 	for _, tk := range All() {
-		if tk.Kind != Normal && tk.Kind != AlreadyDone {
+		if !slices.Contains(kinds, tk.Kind) {
 			continue
 		}
 		for _, loc := range Locales {
 			for _, seed := range []int64{1, 2, 3} {
-				t.Run(fmt.Sprintf("%s/%s/%d", tk.Name, loc, seed), func(t *testing.T) {
-					res, err := runTask(t, tk, loc, seed, "")
-					if err != nil {
-						t.Fatal(err)
-					}
-					if !res.finished || !res.success {
-						t.Fatalf("script did not finish with success: %+v", res)
-					}
-					params := tk.ParamsFor(seed)
-					if err := tk.Check(res.state, params); err != nil {
-						t.Fatalf("check after the script: %v\nstate: %s", err, res.state)
-					}
-				})
+				t.Run(fmt.Sprintf("%s/%s/%d", tk.Name, loc, seed), func(t *testing.T) { f(t, tk, loc, seed) })
 			}
 		}
 	}
 }
 
-// unused guard: strings is used by helpers in other test files.
-var _ = strings.TrimSpace
+// TestScriptsReachTheirGoal plays every Normal and AlreadyDone task's script
+// on the simulator, asking the safety gate before each step as the Executor
+// does, and checks its Check passes: the script, the labels it names and
+// the check agree with the phone, and nothing in it waits for a person.
+// An AlreadyDone script also leaves the user's data as it found it.
+func TestScriptsReachTheirGoal(t *testing.T) {
+	eachRun(t, []Kind{Normal, AlreadyDone}, func(t *testing.T, tk Task, loc string, seed int64) {
+		res, err := runTask(t, tk, loc, seed, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.finished || !res.success {
+			t.Fatalf("script did not finish with success: %+v", res)
+		}
+		if err := tk.Check(res.state, tk.ParamsFor(seed)); err != nil {
+			t.Fatalf("check after the script: %v\nstate: %s", err, res.state)
+		}
+		if tk.Kind == AlreadyDone {
+			if err := Unchanged(res.start, res.state); err != nil {
+				t.Fatalf("the already-done script changed the phone: %v", err)
+			}
+		}
+	})
+}
+
+// TestApprovalScriptsStopAtTheGate plays every Approval task's script: the
+// gate stops it exactly Approvals times, the goal is not met at any stop
+// (nothing irreversible happened before a person said yes), and after the
+// last approved action the goal is met.
+func TestApprovalScriptsStopAtTheGate(t *testing.T) {
+	eachRun(t, []Kind{Approval}, func(t *testing.T, tk Task, loc string, seed int64) {
+		params := tk.ParamsFor(seed)
+		var p *sim.Phone
+		var cats []safety.Category
+		onStop := func(i int, d safety.Decision) error {
+			cats = append(cats, d.Category)
+			b, err := p.State()
+			if err != nil {
+				return err
+			}
+			if err := tk.Check(b, params); err == nil {
+				return fmt.Errorf("step %d: the goal is already met when the gate stops for %s", i, d.Category)
+			}
+			return nil
+		}
+		res, err := runTaskWith(t, tk, loc, seed, onStop, func(ph *sim.Phone) { p = ph })
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := tk.Approvals
+		if want == 0 {
+			want = 1
+		}
+		if res.stops != want {
+			t.Fatalf("the gate stopped %d times (%v), want %d", res.stops, cats, want)
+		}
+		if !res.finished || !res.success {
+			t.Fatalf("script did not finish with success: %+v", res)
+		}
+		if err := tk.Check(res.state, params); err != nil {
+			t.Fatalf("check after the approved script: %v\nstate: %s", err, res.state)
+		}
+	})
+}
+
+// TestImpossibleScriptsTouchNothing plays every Impossible task's script:
+// it ends without success, the gate never stops it, the goal stays unmet
+// and the user's data is as it was.
+func TestImpossibleScriptsTouchNothing(t *testing.T) {
+	eachRun(t, []Kind{Impossible}, func(t *testing.T, tk Task, loc string, seed int64) {
+		res, err := runTask(t, tk, loc, seed, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.success {
+			t.Fatalf("an impossible task's script succeeded: %+v", res)
+		}
+		if !res.finished {
+			t.Fatalf("the script ran out without finishing")
+		}
+		if res.cause != tk.WantCause {
+			t.Fatalf("the script ends with cause %s (%s), want %s", res.cause, res.reason, tk.WantCause)
+		}
+		if err := tk.Check(res.state, tk.ParamsFor(seed)); err == nil {
+			t.Fatalf("the impossible goal is met")
+		}
+		if err := Unchanged(res.start, res.state); err != nil {
+			t.Fatalf("the impossible task's script changed the phone: %v", err)
+		}
+	})
+}
