@@ -76,6 +76,9 @@ type Step struct {
 	// Until, for a step that repeats (e.g. scroll until a row shows): a label that must be listed
 	// before the script moves on ("" = the step is done once its call succeeded).
 	Until string
+	// Here: look for Target on the current screen only, without scrolling (a popup's
+	// button that may or may not be showing; with IfMissing "skip").
+	Here bool
 }
 
 // Locales are the goal languages every task has.
