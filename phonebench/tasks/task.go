@@ -161,3 +161,12 @@ func (t Task) RuleFor(locale string, params map[string]string) (string, bool) {
 	}
 	return Fill(r, params), true
 }
+
+// GateStops is how many times the safety gate stops an Approval task's
+// script (Approvals, at least 1), and 0 for the other kinds.
+func (t Task) GateStops() int {
+	if t.Kind != Approval {
+		return 0
+	}
+	return max(t.Approvals, 1)
+}
