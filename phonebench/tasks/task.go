@@ -11,7 +11,17 @@
 // must fail with WantCause and leave the user's data untouched; an Approval
 // task must stop at the safety gate (waiting_approval, Check failing: no
 // order or message yet), then pass its Check exactly once after a person
-// approves.
+// approves. Unchanged compares the user's data of two states (settings,
+// contacts, messages sent, alarms, cart, orders, history, installed apps).
+//
+// Parameters are drawn per seed from small lists. A parameter that differs
+// by locale comes as two keys, "name_en" and "name_zh" (a contact is Alice
+// Chen on an English phone and 张伟 on a Chinese one); each locale's goal
+// uses its own, and Check reads the locale from the state.
+//
+// A Step's Target names an element by its label in the Scene listing a
+// model reads; FindTarget is the one matching rule, for this package's
+// tests and the harness's scripted decision-maker alike.
 package tasks
 
 import (
@@ -41,7 +51,7 @@ var Kinds = []Kind{Normal, AlreadyDone, Impossible, Approval}
 type Task struct {
 	Name   string                                   // "settings.bluetooth.on": app.what[.variant], unique, used by --tasks PATTERN (path.Match / substring)
 	Apps   []string                                 // packages it touches
-	Kind   Kind                                     //
+	Kind   Kind                                     // how it is judged
 	Goal   map[string]string                        // locale ("en","zh") → template with {param} placeholders
 	Rule   map[string]string                        // locale → phrasing the rule planner covers (template too); absent = rule policy skips the task
 	Params func(seed int64) map[string]string       // deterministic per seed (nil = no params)
