@@ -1,0 +1,92 @@
+package flow
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"phonepilot/device/sim"
+	"phonepilot/internal/clock"
+	"phonepilot/internal/testlog"
+	"phonepilot/plan"
+	"phonepilot/plan/rule"
+	"phonepilot/runtime"
+	"phonepilot/storage"
+	"phonepilot/task/lifecycle"
+)
+
+// simRun runs planner toward goal on a fresh simulated phone on a fake
+// clock (every latency and wait advances it: nothing sleeps for real) and
+// returns the result, the steps as the task service records them (with
+// the Scene each acted on) and Taobao's state.
+func simRun(t *testing.T, cfg sim.Config, goal string, planner plan.Planner) (runtime.Result, []storage.Step, taobaoState) {
+	t.Helper()
+	clk := clock.NewFake(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
+	cfg.Clock = clk
+	p, err := sim.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var steps []storage.Step
+	rc := runtime.Defaults()
+	rc.Seed = cfg.Seed
+	r, err := runtime.New(rc, p.Device(), planner, runtime.Options{Clock: clk, Logger: testlog.New(t), OnEvent: func(e runtime.Event) {
+		if e.Type == lifecycle.EventStepFinished {
+			sj, _ := json.Marshal(e.Scene)
+			steps = append(steps, storage.Step{TaskID: "t1", StepRecord: *e.Record, Scene: sj})
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := r.Run(context.Background(), goal)
+	raw, err := p.State()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st struct {
+		Taobao taobaoState `json:"taobao"`
+	}
+	if err := json.Unmarshal(raw, &st); err != nil {
+		t.Fatal(err)
+	}
+	return res, steps, st.Taobao
+}
+
+type taobaoState struct {
+	Screen     string   `json:"screen"`
+	LastSearch string   `json:"last_search"`
+	Searches   []string `json:"searches"`
+}
+
+// recordedFlow runs the rule planner on goal and exports its task.
+func recordedFlow(t *testing.T, cfg sim.Config, goal string) *Flow {
+	t.Helper()
+	res, steps, _ := simRun(t, cfg, goal, rule.New())
+	if res.Status != lifecycle.Completed {
+		t.Fatalf("recording %q: %s (%s)", goal, res.Status, res.Reason)
+	}
+	f, err := Export(storage.Task{ID: "t1", Goal: goal, Planner: "rule", Device: "sim", Status: lifecycle.Completed}, steps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func TestRuleRunExportsAndReplays(t *testing.T) {
+	f := recordedFlow(t, sim.Config{}, "open Taobao and search Mac mini")
+	data, _ := Marshal(f)
+	t.Logf("exported:\n%s", data)
+	if f.Params["query"].Default != "Mac mini" {
+		t.Errorf("params %+v, want query with default Mac mini", f.Params)
+	}
+	fp, err := NewPlanner(f, Options{Params: map[string]string{"query": "iPhone 16"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, _, st := simRun(t, sim.Config{}, fp.Goal(), fp)
+	if res.Status != lifecycle.Completed || st.LastSearch != "iPhone 16" || len(st.Searches) != 1 {
+		t.Fatalf("replay: %s (%s), searches %q", res.Status, res.Reason, st.Searches)
+	}
+}
