@@ -13,6 +13,7 @@ import (
 	"phonepilot/device"
 	"phonepilot/device/sim"
 	"phonepilot/internal/clock"
+	"phonepilot/internal/golden"
 	"phonepilot/internal/testlog"
 	"phonepilot/plan"
 	"phonepilot/plan/ai"
@@ -217,5 +218,18 @@ func TestReplayUnderRealisticProfile(t *testing.T) {
 	t.Logf("FIGURES realistic: %d/%d completed; total %s", done, seeds, total)
 	if done*100 < 95*seeds {
 		t.Errorf("%d of %d seeds completed, want at least 95%%", done, seeds)
+	}
+}
+
+// The flow exported from the AI planner's run, as a file: what `phonepilot
+// flow export` writes (UPDATE_GOLDEN=1 rewrites it).
+func TestExportOfTheAIRunIsGolden(t *testing.T) {
+	for _, loc := range []string{"en", "zh"} {
+		f, _, _ := aiFlow(t, sim.Config{Locale: loc}, aiGoals[loc])
+		data, err := Marshal(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		golden.Check(t, "testdata/taobao_search_ai_"+loc+".yaml", data)
 	}
 }

@@ -68,7 +68,7 @@ func Export(t storage.Task, steps []storage.Step) (*Flow, error) {
 			f.Params[name] = Param{Default: text}
 		}
 		s := stepOf(st.Call, sc, vals)
-		s.Intent = st.Intent
+		s.Intent = cleanIntent(st.Intent)
 		f.Steps = append(f.Steps, s)
 	}
 	if len(f.Steps) == 0 {
@@ -241,3 +241,9 @@ func localeOf(cfg json.RawMessage) string {
 	}
 	return c.Sim.Locale
 }
+
+// elementRef is an element index in an intent line ("tap [5] Button"):
+// meaningless on another screen, so a flow leaves it out.
+var elementRef = regexp.MustCompile(`\[\d+\] `)
+
+func cleanIntent(s string) string { return elementRef.ReplaceAllString(s, "") }

@@ -110,7 +110,7 @@ func (f *Flow) Validate() error {
 		}
 	}
 	if err := f.checkRefs("goal", f.Goal); err != nil {
-		return err
+		return fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	for i, s := range f.Steps {
 		if err := f.validateStep(i, s); err != nil {
@@ -176,7 +176,7 @@ func (f *Flow) validateStep(i int, s Step) error {
 	}
 	for field, v := range s.strings() {
 		if err := f.checkRefs(field, v); err != nil {
-			return fmt.Errorf("%w: %s: %w", ErrInvalid, at, errors.Unwrap(err))
+			return bad("%v", err)
 		}
 	}
 	return nil
@@ -186,7 +186,7 @@ func (f *Flow) validateStep(i int, s Step) error {
 func (f *Flow) checkRefs(field, v string) error {
 	for _, m := range paramRef.FindAllStringSubmatch(v, -1) {
 		if _, ok := f.Params[m[1]]; !ok {
-			return fmt.Errorf("%w: %s: ${%s} is not a declared parameter (declare it under params:)", ErrInvalid, field, m[1])
+			return fmt.Errorf("%s: ${%s} is not a declared parameter (declare it under params:)", field, m[1])
 		}
 	}
 	return nil

@@ -186,7 +186,9 @@ func (p *Planner) stepFailed(ctx context.Context, in plan.Input, h *handed) (pla
 }
 
 func (p *Planner) finishFailed(reason string) plan.Decision {
-	return plan.Decision{Finish: &plan.Finish{Success: false, Cause: lifecycle.CauseStepFailed, Reason: reason}}
+	// No cause of its own: the runtime gives step_failed, or the refusal's
+	// cause (approval_denied, policy_denied) when the step was refused.
+	return plan.Decision{Finish: &plan.Finish{Success: false, Reason: reason}}
 }
 
 // heal asks the healer for flow step i only.
@@ -324,7 +326,7 @@ func screenName(sc *scene.Scene) string {
 // parameters' values turned back into ${name}.
 func (p *Planner) stepFrom(h *handed) *Step {
 	s := stepOf(h.ps.Call, h.sc, p.vals)
-	s.Intent = h.ps.Intent
+	s.Intent = cleanIntent(h.ps.Intent)
 	s.Healed = h.why
 	return &s
 }

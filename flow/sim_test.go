@@ -3,6 +3,7 @@ package flow
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -58,6 +59,9 @@ type taobaoState struct {
 	Screen     string   `json:"screen"`
 	LastSearch string   `json:"last_search"`
 	Searches   []string `json:"searches"`
+	Cart       []struct {
+		Title string `json:"title"`
+	} `json:"cart"`
 }
 
 // recordedFlow runs the rule planner on goal and exports its task.
@@ -88,5 +92,28 @@ func TestRuleRunExportsAndReplays(t *testing.T) {
 	res, _, st := simRun(t, sim.Config{}, fp.Goal(), fp)
 	if res.Status != lifecycle.Completed || st.LastSearch != "iPhone 16" || len(st.Searches) != 1 {
 		t.Fatalf("replay: %s (%s), searches %q", res.Status, res.Reason, st.Searches)
+	}
+}
+
+// The hand-written flow of docs/flows.md ("Selectors") runs: the first
+// result's product lands in the cart.
+func TestHandWrittenFlowOfTheDocsRuns(t *testing.T) {
+	var data []byte
+	for name, b := range examples(t) {
+		if strings.Contains(name, "docs/flows.md") && strings.Contains(string(b), "add the ${product} to the cart") {
+			data = b
+		}
+	}
+	f, err := Parse(data)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, data)
+	}
+	fp, err := NewPlanner(f, Options{Params: map[string]string{"product": "Mac mini"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, _, st := simRun(t, sim.Config{}, fp.Goal(), fp)
+	if res.Status != lifecycle.Completed || len(st.Cart) != 1 || !strings.HasPrefix(st.Cart[0].Title, "Mac mini") {
+		t.Fatalf("%s (%s), cart %+v", res.Status, res.Reason, st.Cart)
 	}
 }
