@@ -246,7 +246,7 @@ func TestBadFlowsAreRefusedWithTheirLine(t *testing.T) {
 	const head = "version: 1\ngoal: open Taobao and search ${query}\nparams:\n  query: {default: Mac mini}\nsteps:\n"
 	cases := []struct {
 		name, body, want string
-		schemaToo         bool
+		schemaToo        bool
 	}{
 		{"unknown field", "  - tool: tap\n    target: {id: search}\n    colour: red\n", "line 8: field colour not found", true},
 		{"unknown selector field", "  - tool: tap\n    target: {id: search, x: 10}\n", "line 7: field x not found", true},
