@@ -79,3 +79,24 @@ func TestChangedLayoutHealsAndTheHealedFlowReplaysWithoutTheModel(t *testing.T) 
 	}
 	t.Logf("FIGURES healed flow replayed on the changed layout: %s", fig)
 }
+
+// A healer that only waits does not do the step: the task fails at it,
+// after a bounded number of asks, and nothing is written as healed.
+func TestAHealerThatOnlyWaitsDoesNotHeal(t *testing.T) {
+	f, _, _ := aiFlow(t, sim.Config{}, aiGoals["en"])
+	waiter := aitest.NewModelServer(t, func(aitest.Turn) (string, string) { return "wait", `{"seconds":0.5}` })
+	fp, err := NewPlanner(f, Options{Healer: aiPlanner(t, waiter)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, _, st, _ := run(t, sim.Config{Layout: sim.LayoutChanged}, fp.Goal(), fp)
+	if res.Status != lifecycle.Failed || !strings.Contains(res.Reason, "flow step 2 of 3") || len(st.Searches) != 0 {
+		t.Fatalf("%s (%s), searches %q; want failed at step 2", res.Status, res.Reason, st.Searches)
+	}
+	if n := len(waiter.Turns()); n != maxHeals {
+		t.Errorf("the healer was asked %d times, want %d", n, maxHeals)
+	}
+	if _, healed := fp.Healed(); healed {
+		t.Error("a wait was kept as a healed step")
+	}
+}

@@ -44,6 +44,7 @@ type Planner struct {
 	popups  int
 	healed  map[int]*Step // flow step index → its replacement; nil: removed
 	healWhy map[int]string
+	heals   map[int]int // the healer's decisions per flow step
 }
 
 type handKind int
@@ -84,7 +85,7 @@ func NewPlanner(f *Flow, opt Options) (*Planner, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Planner{orig: f, f: bound, vals: vals, healer: opt.Healer, log: log,
-		retried: map[int]bool{}, healed: map[int]*Step{}, healWhy: map[int]string{}}, nil
+		retried: map[int]bool{}, healed: map[int]*Step{}, healWhy: map[int]string{}, heals: map[int]int{}}, nil
 }
 
 // Goal is the bound flow's goal, the task's goal.
@@ -110,6 +111,12 @@ func (p *Planner) Plan(ctx context.Context, in plan.Input) (plan.Decision, error
 		case kindHeal:
 			if !ok {
 				return p.finishFailed(fmt.Sprintf("%s: the healed step (%s) failed too: %s", p.name(h.index), h.ps.Intent, in.Reason)), nil
+			}
+			if t, known := tools.Lookup(h.ps.Call.Name); known && t.Passive() {
+				// A wait does not do the step: try the flow's step again on
+				// the screen it waited for (and heal again if it still does
+				// not fit, up to maxHeals).
+				break
 			}
 			p.healed[h.index] = p.stepFrom(h)
 			p.healWhy[h.index] = h.why
@@ -191,9 +198,16 @@ func (p *Planner) finishFailed(reason string) plan.Decision {
 	return plan.Decision{Finish: &plan.Finish{Success: false, Reason: reason}}
 }
 
+// maxHeals bounds the healer's decisions for one flow step.
+const maxHeals = 3
+
 // heal asks the healer for flow step i only.
 func (p *Planner) heal(ctx context.Context, in plan.Input, i int, why string) (plan.Decision, error) {
 	s := p.f.Steps[i]
+	if p.heals[i] >= maxHeals {
+		return p.finishFailed(fmt.Sprintf("%s: %s; asked %d times, the healer did not do the step", p.name(i), why, maxHeals)), nil
+	}
+	p.heals[i]++
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n\nThis task replays a recorded flow of %d steps. Steps 1 to %d are done. ", p.f.Goal, len(p.f.Steps), i)
 	fmt.Fprintf(&b, "Step %d no longer fits this screen: %s", i+1, stepIntent(s))
