@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,6 +14,8 @@ import (
 
 	"phonepilot/flow"
 	"phonepilot/plan/ai/aitest"
+	"phonepilot/storage"
+	"phonepilot/task/lifecycle"
 )
 
 // flowDoc is the part of run's --json document these tests read.
@@ -185,5 +189,67 @@ func TestFlowRunRefusesBadInput(t *testing.T) {
 	code, _, stderr = runAI(t, "flow", "run", good, "--no-record", "--heal")
 	if code != 2 || !strings.Contains(stderr, "--planner ai") {
 		t.Errorf("--heal without the AI planner: exit %d\n%s", code, stderr)
+	}
+}
+
+func postFlow(t *testing.T, base string, body any) (int, map[string]any) {
+	t.Helper()
+	raw, _ := json.Marshal(body)
+	resp, err := http.Post(base+"/v1/flows/run", "application/json", bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out map[string]any
+	_ = json.NewDecoder(resp.Body).Decode(&out)
+	return resp.StatusCode, out
+}
+
+func TestServeRunsAFlow(t *testing.T) {
+	api := startServedAPI(t, openTestSQLite(t), "")
+	text, err := os.ReadFile("../../flow/testdata/taobao_search_ai_en.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, tk := postFlow(t, api.url, map[string]any{"flow": string(text), "params": map[string]string{"query": "iPhone 16"}, "device": "sim:flows"})
+	if code != http.StatusAccepted || tk["planner"] != flow.PlannerName || tk["goal"] != "open Taobao and search iPhone 16" {
+		t.Fatalf("POST /v1/flows/run = %d %v", code, tk)
+	}
+	id, _ := tk["id"].(string)
+	var got storage.Task
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		getJSON(t, api.url+"/v1/tasks/"+id, &got)
+		if got.Status.Terminal() {
+			break
+		}
+	}
+	var st struct {
+		Taobao struct {
+			LastSearch string `json:"last_search"`
+		} `json:"taobao"`
+	}
+	getJSON(t, api.url+"/v1/devices/sim:flows/state", &st)
+	if got.Status != lifecycle.Completed || st.Taobao.LastSearch != "iPhone 16" || got.Usage.InputTokens != 0 {
+		t.Fatalf("the served flow: %s (%s), last search %q", got.Status, got.Reason, st.Taobao.LastSearch)
+	}
+	// The flow as a JSON object works too; bad input names its field.
+	f, _ := flow.Parse(text)
+	if code, out := postFlow(t, api.url, map[string]any{"flow": f, "device": "sim:flows2"}); code != http.StatusAccepted {
+		t.Errorf("flow as an object: %d %v", code, out)
+	}
+	for _, tc := range []struct {
+		body  map[string]any
+		field string
+		says  string
+	}{
+		{map[string]any{"flow": "version: 1\ngoal: x\nsteps:\n  - tool: fly\n"}, "flow", "line 4"},
+		{map[string]any{"flow": string(text), "params": map[string]string{"qurey": "x"}}, "params", `no parameter "qurey"`},
+		{map[string]any{}, "flow", "required"},
+	} {
+		code, out := postFlow(t, api.url, tc.body)
+		e, _ := out["error"].(map[string]any)
+		if msg, _ := e["message"].(string); code != http.StatusBadRequest || e["field"] != tc.field || !strings.Contains(msg, tc.says) {
+			t.Errorf("%v: %d %v; want 400 on %s saying %q", tc.body, code, out, tc.field, tc.says)
+		}
 	}
 }
