@@ -135,7 +135,7 @@ func aiPlanner(t *testing.T, srv *aitest.ModelServer) plan.Planner {
 // original run's figures.
 func aiFlow(t *testing.T, cfg sim.Config, goal string) (*Flow, figures, *aitest.ModelServer) {
 	t.Helper()
-	srv := aitest.NewModelServer(t, taobaoModel)
+	srv := aitestServer(t)
 	res, steps, st, fig := run(t, cfg, goal, aiPlanner(t, srv))
 	if res.Status != lifecycle.Completed || st.LastSearch != "Mac mini" {
 		t.Fatalf("the AI run: %s (%s), last search %q", res.Status, res.Reason, st.LastSearch)
@@ -233,3 +233,5 @@ func TestExportOfTheAIRunIsGolden(t *testing.T) {
 		golden.Check(t, "testdata/taobao_search_ai_"+loc+".yaml", data)
 	}
 }
+
+func aitestServer(t *testing.T) *aitest.ModelServer { return aitest.NewModelServer(t, taobaoModel) }

@@ -13,6 +13,7 @@ import (
 	"phonepilot/internal/clock"
 	"phonepilot/internal/testlog"
 	"phonepilot/runtime"
+	"phonepilot/safety"
 	"phonepilot/storage"
 	"phonepilot/storage/sqlite"
 	"phonepilot/task"
@@ -136,4 +137,38 @@ func taobaoOrders(t *testing.T, p *sim.Phone) int {
 	}
 	_ = json.Unmarshal(raw, &st)
 	return len(st.Taobao.Orders)
+}
+
+// A policy that forbids payments refuses the flow's payment step outright:
+// the flow ends with the refusal's cause, not as a step that failed.
+func TestAFlowAgainstAPolicyThatDeniesPayments(t *testing.T) {
+	data, err := os.ReadFile("testdata/taobao_buy.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gate, err := safety.New(safety.Policy{Rules: safety.Rules{Payment: safety.Deny}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk := clock.NewFake(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
+	p, err := sim.New(sim.Config{Clock: clk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fp, err := NewPlanner(f, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := runtime.New(runtime.Defaults(), p.Device(), fp, runtime.Options{Clock: clk, Logger: testlog.New(t), Gate: gate})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := r.Run(context.Background(), fp.Goal())
+	if res.Status != lifecycle.Failed || res.Cause != lifecycle.CausePolicyDenied || taobaoOrders(t, p) != 0 {
+		t.Errorf("%s (%s) %s, %d orders; want failed with policy_denied and nothing bought", res.Status, res.Cause, res.Reason, taobaoOrders(t, p))
+	}
 }
