@@ -235,3 +235,17 @@ func TestExportOfTheAIRunIsGolden(t *testing.T) {
 }
 
 func aitestServer(t *testing.T) *aitest.ModelServer { return aitest.NewModelServer(t, taobaoModel) }
+
+// Selectors by id survive a change of language: the flow recorded on the
+// English phone replays on the Chinese one, where every label differs.
+func TestFlowRecordedInEnglishReplaysInChinese(t *testing.T) {
+	f, _, _ := aiFlow(t, sim.Config{Locale: "en"}, aiGoals["en"])
+	fp, err := NewPlanner(f, Options{Params: map[string]string{"query": "蓝牙耳机"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, _, st, _ := run(t, sim.Config{Locale: "zh"}, fp.Goal(), fp)
+	if res.Status != lifecycle.Completed || st.LastSearch != "蓝牙耳机" {
+		t.Fatalf("%s (%s), searches %q", res.Status, res.Reason, st.Searches)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"time"
 
 	"phonepilot/plan"
 	"phonepilot/plan/rule"
@@ -45,6 +46,7 @@ type Planner struct {
 	healed  map[int]*Step // flow step index → its replacement; nil: removed
 	healWhy map[int]string
 	heals   map[int]int // the healer's decisions per flow step
+	waits   map[int]int // the planner's own waits per flow step
 }
 
 type handKind int
@@ -52,6 +54,7 @@ type handKind int
 const (
 	kindStep handKind = iota
 	kindPopup
+	kindWait // waiting for a target the Executor's wait could mistake
 	kindHeal
 )
 
@@ -85,7 +88,7 @@ func NewPlanner(f *Flow, opt Options) (*Planner, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Planner{orig: f, f: bound, vals: vals, healer: opt.Healer, log: log,
-		retried: map[int]bool{}, healed: map[int]*Step{}, healWhy: map[int]string{}, heals: map[int]int{}}, nil
+		retried: map[int]bool{}, healed: map[int]*Step{}, healWhy: map[int]string{}, heals: map[int]int{}, waits: map[int]int{}}, nil
 }
 
 // Goal is the bound flow's goal, the task's goal.
@@ -121,8 +124,9 @@ func (p *Planner) Plan(ctx context.Context, in plan.Input) (plan.Decision, error
 			p.healed[h.index] = p.stepFrom(h)
 			p.healWhy[h.index] = h.why
 			p.next++
-		case kindPopup:
-			// Closed or not, the flow's step decides on the next screen.
+		case kindPopup, kindWait:
+			// Closed or not, waited or not: the flow's step decides on the
+			// next screen.
 		}
 	}
 	for p.next < len(p.f.Steps) {
@@ -144,6 +148,18 @@ func (p *Planner) Plan(ctx context.Context, in plan.Input) (plan.Decision, error
 			p.log.Debug("optional step skipped: its target is not on the screen", "step", p.next+1, "target", s.Target.String())
 			p.next++
 			continue
+		}
+		if ambiguous(*s.Target) {
+			// The Executor's wait (by id or label) could act on another
+			// element of the same kind; the planner waits itself and
+			// resolves the whole selector on each new screen.
+			if n := p.waits[p.next]; n < len(waits) {
+				p.waits[p.next]++
+				ps := plan.PlannedStep{Intent: "wait for " + s.Target.String(), Call: tools.NewCall(tools.Wait, tools.WaitArgs{Seconds: waits[n]})}
+				return p.hand(kindWait, p.next, ps, in.Scene), nil
+			}
+			return p.stepFailed(ctx, plan.Input{Goal: in.Goal, Scene: in.Scene, History: in.History, Scenes: in.Scenes, Replan: true,
+				Reason: fmt.Sprintf("it did not appear within %s", waited(len(waits)))}, &handed{kind: kindStep, index: p.next})
 		}
 		// Not there yet: the Executor waits for it (a list still loading).
 		return p.hand(kindStep, p.next, p.planned(s, nil, in.Scene), in.Scene), nil
@@ -196,6 +212,26 @@ func (p *Planner) finishFailed(reason string) plan.Decision {
 	// No cause of its own: the runtime gives step_failed, or the refusal's
 	// cause (approval_denied, policy_denied) when the step was refused.
 	return plan.Decision{Finish: &plan.Finish{Success: false, Reason: reason}}
+}
+
+// waits is the planner's own wait for an ambiguous target, in seconds:
+// 10 s in all (the runtime's default wait for an element), in few steps of
+// different lengths, which the runtime's loop detector does not take for a
+// planner repeating itself.
+var waits = []float64{0.5, 1, 1.5, 2, 2.5, 2.5}
+
+func waited(n int) time.Duration {
+	total := 0.0
+	for _, w := range waits[:n] {
+		total += w
+	}
+	return time.Duration(total * float64(time.Second))
+}
+
+// ambiguous says whether the Executor's wait selector (id, else label) may
+// find another element than sel names: sel picks among equals.
+func ambiguous(sel Selector) bool {
+	return sel.Nth > 0 || len(sel.Container) > 0
 }
 
 // maxHeals bounds the healer's decisions for one flow step.

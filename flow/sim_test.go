@@ -3,6 +3,7 @@ package flow
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -62,6 +63,9 @@ type taobaoState struct {
 	Cart       []struct {
 		Title string `json:"title"`
 	} `json:"cart"`
+	Product struct {
+		Title string `json:"title"`
+	} `json:"product"`
 }
 
 // recordedFlow runs the rule planner on goal and exports its task.
@@ -115,5 +119,49 @@ func TestHandWrittenFlowOfTheDocsRuns(t *testing.T) {
 	res, _, st := simRun(t, sim.Config{}, fp.Goal(), fp)
 	if res.Status != lifecycle.Completed || len(st.Cart) != 1 || !strings.HasPrefix(st.Cart[0].Title, "Mac mini") {
 		t.Fatalf("%s (%s), cart %+v", res.Status, res.Reason, st.Cart)
+	}
+}
+
+// A target picked among equals (nth) is waited for by the planner, which
+// resolves the whole selector on each screen: while the results load, the
+// Executor's wait by id would tap the first title as soon as any shows.
+func TestPositionAmongEqualsWhileTheListLoads(t *testing.T) {
+	const text = `version: 1
+goal: open the result number ${n} of a search
+params:
+  n: {default: "1"}
+steps:
+  - tool: launch_app
+    args: {app: Taobao}
+    expect: {app: com.taobao.taobao}
+  - tool: tap
+    target: {id: home_searchbar}
+  - tool: type_text
+    target: {id: search_edit}
+    args: {text: Mac mini, submit: true}
+    expect: {changed: true}
+  - tool: tap
+    target: {id: item_title, nth: NTH}
+    expect: {present: {id: buy_now}}
+`
+	opened := map[int]string{}
+	for _, nth := range []int{0, 1, 2} {
+		f, err := Parse([]byte(strings.Replace(text, "NTH", strconv.Itoa(nth), 1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fp, err := NewPlanner(f, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := sim.Config{Profile: "realistic", Seed: 3}
+		res, _, st := simRun(t, cfg, fp.Goal(), fp)
+		if res.Status != lifecycle.Completed || st.Product.Title == "" {
+			t.Fatalf("nth %d: %s (%s) on %s", nth, res.Status, res.Reason, st.Screen)
+		}
+		opened[nth] = st.Product.Title
+	}
+	if opened[0] == opened[1] || opened[1] == opened[2] || opened[0] == opened[2] {
+		t.Errorf("nth 0, 1, 2 opened %v", opened)
 	}
 }
