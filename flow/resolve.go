@@ -55,10 +55,11 @@ func candidates(sc *scene.Scene, sel Selector) []scene.Element {
 		if len(labels) == 0 {
 			return nil
 		}
-		out = byLabel(visible, labels)
+		out = visible
 		if sel.Class != "" {
 			out = filter(out, func(e scene.Element) bool { return sameClass(e.Class, sel.Class) })
 		}
+		out = byLabel(out, labels)
 	}
 	if len(sel.Container) > 0 && len(out) > 1 {
 		if in := filter(out, func(e scene.Element) bool { return overlaps(ContainerLabels(sc, e), sel.Container) }); len(in) > 0 {
@@ -169,13 +170,13 @@ func norm(s string) string {
 const maxContainerLabels = 3
 
 // ContainerLabels are the labels shown around e in its container: the
-// nearest ancestor (up to three levels up, below the window root) whose
+// nearest ancestor (up to three levels up, smaller than the screen) whose
 // other descendants carry text, in tree order.
 func ContainerLabels(sc *scene.Scene, e scene.Element) []string {
 	for depth, p := 0, e.Parent; depth < 3 && p >= 0 && p < len(sc.Elements); depth, p = depth+1, sc.Elements[p].Parent {
 		anc := sc.Elements[p]
-		if anc.Parent < 0 || anc.Depth <= 1 {
-			return nil // the window itself is not a container
+		if anc.Parent < 0 || wholeScreen(sc, anc) {
+			return nil // the window, or a layout as large as it, is not a container
 		}
 		var out []string
 		for _, d := range sc.Elements {
@@ -194,6 +195,14 @@ func ContainerLabels(sc *scene.Scene, e scene.Element) []string {
 		}
 	}
 	return nil
+}
+
+// wholeScreen: e covers most of the screen (the app's root layout).
+func wholeScreen(sc *scene.Scene, e scene.Element) bool {
+	if sc.Width <= 0 || sc.Height <= 0 {
+		return false
+	}
+	return e.Bounds.Width()*e.Bounds.Height()*10 >= sc.Width*sc.Height*9
 }
 
 func contains(list []string, s string) bool {
