@@ -74,14 +74,6 @@ func Export(t storage.Task, steps []storage.Step) (*Flow, error) {
 	if len(f.Steps) == 0 {
 		return nil, fmt.Errorf("%w: task %s has no step to replay", ErrNotExportable, t.ID)
 	}
-	// launch_app expects its app in front: the package the next step acted in.
-	for i := range f.Steps {
-		if f.Steps[i].Tool == tools.LaunchApp && f.Steps[i].Expect != nil && f.Steps[i].Expect.Changed {
-			if app, _ := f.Steps[i].Args["app"].(string); app != "" {
-				f.Steps[i].Expect = &Expect{App: app}
-			}
-		}
-	}
 	for _, name := range slices.Sorted(maps.Keys(vals)) {
 		if v := vals[name]; strings.Contains(f.Goal, v) {
 			f.Goal = strings.ReplaceAll(f.Goal, v, "${"+name+"}")
@@ -103,7 +95,7 @@ func Export(t storage.Task, steps []storage.Step) (*Flow, error) {
 func skip(st storage.Step, sc *scene.Scene, before []storage.Step) bool {
 	t, ok := tools.Lookup(st.Call.Name)
 	switch {
-	case !ok, t.Ends(), st.Call.Name == tools.Wait:
+	case !ok, t.Ends(), t.Passive(): // finish_task; a wait (the replay waits for each target)
 		return true
 	}
 	if _, asks, _ := tools.Question(st.Call); asks {
@@ -154,6 +146,13 @@ func stepOf(call tools.Call, sc *scene.Scene, vals map[string]string) Step {
 	if len(args) > 0 {
 		s.Args = args
 	}
+	if t, ok := tools.Lookup(call.Name); ok {
+		if act := t.Act(call); act.Kind == tools.ActLaunch && act.App != "" {
+			// Launching expects its app in front.
+			s.Expect = &Expect{App: act.App}
+			return s
+		}
+	}
 	switch x := effectOf(call); x.Kind {
 	case "changed":
 		s.Expect = &Expect{Changed: true}
@@ -170,14 +169,12 @@ func stepOf(call tools.Call, sc *scene.Scene, vals map[string]string) Step {
 
 // typed is the text a call types, if it types one.
 func typed(c tools.Call) (string, bool) {
-	if c.Name != tools.TypeText {
+	t, ok := tools.Lookup(c.Name)
+	if !ok {
 		return "", false
 	}
-	a, err := tools.ArgsOf[tools.TypeTextArgs](c)
-	if err != nil {
-		return "", false
-	}
-	return a.Text, true
+	act := t.Act(c)
+	return act.Text, act.Kind == tools.ActType
 }
 
 var searchy = []string{"search", "query", "keyword", "搜索", "查找", "搜"}
