@@ -193,8 +193,8 @@ func (f *Flow) checkRefs(field, v string) error {
 }
 
 func (s *Selector) validate() error {
-	if strings.TrimSpace(s.ID+s.Text+s.Desc) == "" && len(s.Container) == 0 {
-		return errors.New("name the element by id, text, desc or container (class and nth alone are a position, which a layout change moves)")
+	if strings.TrimSpace(s.ID+s.Text+s.Desc+s.Class) == "" {
+		return errors.New("name the element by id, text or desc, or at least class (container and nth only narrow)")
 	}
 	if s.Nth < 0 {
 		return fmt.Errorf("nth must be 0 or more, got %d", s.Nth)

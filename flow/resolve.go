@@ -49,10 +49,13 @@ func candidates(sc *scene.Scene, sel Selector) []scene.Element {
 	}
 	if len(out) > 0 {
 		if len(out) > 1 && len(labels) > 0 {
+			if len(labels) > 0 {
 			out = byLabel(out, labels)
 		}
+		}
 	} else {
-		if len(labels) == 0 {
+		if len(labels) == 0 && (sel.ID != "" || sel.Class == "") {
+			// An id gone and no label to know the element by.
 			return nil
 		}
 		out = visible
@@ -291,8 +294,8 @@ func waitSelector(sel Selector) scene.Selector {
 	case sel.Desc != "":
 		return scene.Selector{Field: scene.FieldDesc, Value: sel.Desc, Mode: scene.ModeExact}
 	}
-	// Container labels only: wait for the first of them.
-	return scene.Selector{Field: scene.FieldLabel, Value: sel.Container[0], Mode: scene.ModeExact}
+	// A class only: wait for one of them.
+	return scene.Selector{Field: scene.FieldClass, Value: sel.Class, Mode: scene.ModeExact}
 }
 
 // String describes the selector for a person: `id "search_button", text

@@ -255,7 +255,7 @@ func TestBadFlowsAreRefusedWithTheirLine(t *testing.T) {
 		{"finish_task", "  - tool: finish_task\n    args: {success: true, reason: done}\n", "line 6: step 1: finish_task is not a step", true},
 		{"index", "  - tool: tap\n    args: {element: 4}\n", "line 6: step 1: args.element: name the element with target", false},
 		{"no target", "  - tool: launch_app\n    args: {app: Taobao}\n  - tool: tap\n", "line 8: step 2: tap needs a target", false},
-		{"position only", "  - tool: tap\n    target: {class: Button, nth: 2}\n", "line 6: step 1: target: name the element by id, text, desc or container", false},
+		{"position only", "  - tool: tap\n    target: {nth: 2}\n", "line 6: step 1: target: name the element by id, text or desc, or at least class", false},
 		{"bad argument", "  - tool: scroll\n    args: {direction: sideways}\n", "line 6: step 1: args:", false},
 		{"undeclared param", "  - tool: type_text\n    target: {id: search_edit}\n    args: {text: \"${qeury}\"}\n", "line 6: step 1: args.text: ${qeury} is not a declared parameter", false},
 		{"two expectations", "  - tool: tap\n    target: {id: search}\n    expect: {changed: true, app: Taobao}\n", "line 6: step 1: expect: set exactly one", true},
