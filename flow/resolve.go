@@ -50,8 +50,8 @@ func candidates(sc *scene.Scene, sel Selector) []scene.Element {
 	if len(out) > 0 {
 		if len(out) > 1 && len(labels) > 0 {
 			if len(labels) > 0 {
-			out = byLabel(out, labels)
-		}
+				out = byLabel(out, labels)
+			}
 		}
 	} else {
 		if len(labels) == 0 && (sel.ID != "" || sel.Class == "") {
