@@ -49,9 +49,7 @@ func candidates(sc *scene.Scene, sel Selector) []scene.Element {
 	}
 	if len(out) > 0 {
 		if len(out) > 1 && len(labels) > 0 {
-			if len(labels) > 0 {
-				out = byLabel(out, labels)
-			}
+			out = byLabel(out, labels)
 		}
 	} else {
 		if len(labels) == 0 && (sel.ID != "" || sel.Class == "") {
@@ -62,7 +60,9 @@ func candidates(sc *scene.Scene, sel Selector) []scene.Element {
 		if sel.Class != "" {
 			out = filter(out, func(e scene.Element) bool { return sameClass(e.Class, sel.Class) })
 		}
-		out = byLabel(out, labels)
+		if len(labels) > 0 {
+			out = byLabel(out, labels)
+		}
 	}
 	if len(sel.Container) > 0 && len(out) > 1 {
 		if in := filter(out, func(e scene.Element) bool { return overlaps(ContainerLabels(sc, e), sel.Container) }); len(in) > 0 {

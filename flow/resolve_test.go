@@ -49,6 +49,8 @@ func TestResolve(t *testing.T) {
 		{"repeated id, label picks", Selector{ID: "title", Text: "Mac mini M4"}, 4},
 		{"repeated id, label gone", Selector{ID: "title", Text: "Galaxy S25"}, -1},
 		{"full resource-id", Selector{ID: "app:id/go"}, 2},
+		{"a class only, by position", Selector{Class: "Button", Nth: 1}, 8},
+		{"a class only, narrowed by container", Selector{Class: "Button", Container: []string{"Mac mini M4"}}, 5},
 		{"case and spacing folded", Selector{Text: "  add TO\ncart ", Container: []string{"ipad air"}}, 8},
 	}
 	for _, tc := range cases {
