@@ -199,8 +199,13 @@ func (p *Planner) stepFailed(ctx context.Context, in plan.Input, h *handed) (pla
 		}
 	}
 	why := in.Reason
+	if n := len(in.History); n > 0 && in.History[n-1].Status != lifecycle.StepSucceeded && in.History[n-1].Reason != "" {
+		// The Executor's own words, without the task's step number (the
+		// flow's is named).
+		why = in.History[n-1].Reason
+	}
 	if missing != "" {
-		why = missing + "; " + in.Reason
+		why = missing + "; " + why
 	}
 	if p.healer == nil {
 		return p.finishFailed(fmt.Sprintf("%s: %s", p.name(h.index), why)), nil
