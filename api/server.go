@@ -198,6 +198,7 @@ func (s *Server) routeTable() []route {
 		{"GET", "/v1/openapi.json", false, s.openAPI},
 		{"GET", "/v1/lifecycle", false, s.lifecycle},
 		{"POST", "/v1/tasks", true, s.createTask},
+		{"POST", "/v1/flows/run", true, s.runFlow},
 		{"GET", "/v1/tasks", true, s.listTasks},
 		{"GET", "/v1/tasks/{id}", true, s.getTask},
 		{"GET", "/v1/tasks/{id}/steps", true, s.getSteps},

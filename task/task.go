@@ -107,6 +107,10 @@ type Request struct {
 	Device   string
 	Planner  string
 	MaxSteps int
+	// Flow is what a flow task (planner "flow") replays: the flow and its
+	// parameters as JSON (package flow). It is stored in the task's Config
+	// under "flow", so the runner and every reader see what ran.
+	Flow json.RawMessage
 }
 
 // Errors the Service returns besides the store's (storage.ErrNotFound, and
@@ -266,6 +270,12 @@ func (s *Service) create(ctx context.Context, req Request) (storage.Task, error)
 	var snapshot json.RawMessage
 	if s.cfg.Snapshot != nil {
 		snapshot = s.cfg.Snapshot(req)
+	}
+	if len(req.Flow) > 0 {
+		var err error
+		if snapshot, err = withFlow(snapshot, req.Flow); err != nil {
+			return storage.Task{}, err
+		}
 	}
 	t, err := s.store.CreateTask(ctx, storage.Task{
 		Goal: req.Goal, Device: req.Device, Planner: req.Planner, MaxSteps: req.MaxSteps,
@@ -753,4 +763,19 @@ func allTasks(ctx context.Context, store interface {
 		}
 		q.Cursor = p.Next
 	}
+}
+
+// withFlow adds a flow task's flow to its config snapshot, under "flow".
+func withFlow(snapshot, flow json.RawMessage) (json.RawMessage, error) {
+	m := map[string]json.RawMessage{}
+	if len(snapshot) > 0 {
+		if err := json.Unmarshal(snapshot, &m); err != nil {
+			return nil, fmt.Errorf("task: the config snapshot is not a JSON object: %w", err)
+		}
+	}
+	if !json.Valid(flow) {
+		return nil, errors.New("task: the flow is not valid JSON")
+	}
+	m["flow"] = flow
+	return json.Marshal(m)
 }

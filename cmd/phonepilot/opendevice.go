@@ -29,6 +29,7 @@ type deviceOptions struct {
 	SimSeed               int64
 	SimWidth, SimHeight   int
 	SimNoADBKeyboard      bool
+	SimLayout             string // --sim-layout: "" or changed (device/sim/layout.go)
 	Logger                *slog.Logger
 }
 
@@ -60,6 +61,7 @@ func addDeviceFlags(cmd *cobra.Command, spec *string, o *deviceOptions) {
 	f.IntVar(&o.SimWidth, "sim-width", 0, "simulated screen width in pixels (default 1080)")
 	f.IntVar(&o.SimHeight, "sim-height", 0, "simulated screen height in pixels (default 2400)")
 	f.BoolVar(&o.SimNoADBKeyboard, "sim-no-adb-keyboard", false, "simulate a phone without the ADB Keyboard IME")
+	f.StringVar(&o.SimLayout, "sim-layout", "", "simulated apps' layout: \"\" or changed (Taobao after a redesign: moved, renamed, reordered elements; for flows to heal against)")
 }
 
 // adbServerAddress resolves --adb-server, then ADB_SERVER_SOCKET.
@@ -89,7 +91,7 @@ func openDevice(ctx context.Context, spec string, o deviceOptions) (*openedDevic
 	case spec == "sim":
 		p, err := sim.New(sim.Config{
 			Width: o.SimWidth, Height: o.SimHeight, Locale: o.SimLocale, Profile: o.SimProfile,
-			Seed: o.SimSeed, NoADBKeyboard: o.SimNoADBKeyboard, Logger: log,
+			Seed: o.SimSeed, NoADBKeyboard: o.SimNoADBKeyboard, Layout: o.SimLayout, Logger: log,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", errDeviceSpec, err)

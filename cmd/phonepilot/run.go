@@ -103,6 +103,13 @@ Exit status: 0 completed, 1 failed (goal not reached), 2 bad usage,
 			return runTask(cmd, o, args)
 		},
 	}
+	addRunFlags(cmd, &o)
+	return cmd
+}
+
+// addRunFlags registers the flags of `phonepilot run`, which `phonepilot
+// flow run` takes too.
+func addRunFlags(cmd *cobra.Command, o *runOptions) {
 	addDeviceFlags(cmd, &o.device, &o.dev)
 	f := cmd.Flags()
 	f.String("planner", "rule", "planner: rule (default, no model) or ai")
@@ -118,18 +125,38 @@ Exit status: 0 completed, 1 failed (goal not reached), 2 bad usage,
 	f.String("db", "", dbFlagHelp)
 	f.BoolVar(&o.noRecord, "no-record", false, "do not record the task in the database")
 	f.StringSliceVar(&o.allow, "allow", nil, "let these gated categories through for this run without asking: "+categoryList()+" (comma separated)")
-	return cmd
+}
+
+// goalRun is what varies between `run` and `flow run`: the goal, and for a
+// flow its planner and what to do with the result.
+type goalRun struct {
+	goal string
+	// planner, when set, builds the task's planner in place of the
+	// configured one; name is what the task records.
+	planner func(spec plannerSpec, od *openedDevice, log *slog.Logger) (p plan.Planner, name string, err error)
+	// flow is the task.Request's Flow.
+	flow json.RawMessage
+	// done is called with the result before it is printed; what it returns
+	// joins the --json document (the healed flow's path).
+	done func(res runtime.Result) (healed string, err error)
 }
 
 // runTask is `phonepilot run`: configuration first (errors exit 2 before any
 // device opens), then the device, then the loop.
 func runTask(cmd *cobra.Command, o runOptions, args []string) error {
-	ctx := cmd.Context()
-	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	goal := strings.TrimSpace(strings.Join(args, " "))
 	if goal == "" {
 		return exitWith(2, errors.New(`give a goal, for example: phonepilot run --device sim "open Taobao and search Mac mini"`))
 	}
+	return runGoal(cmd, o, goalRun{goal: goal})
+}
+
+// runGoal runs one goal as a task and prints it: the body of `run` and of
+// `flow run`.
+func runGoal(cmd *cobra.Command, o runOptions, g goalRun) error {
+	ctx := cmd.Context()
+	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	goal := g.goal
 	cfg, rc, err := commandConfig(cmd.Flags(), o.config)
 	if err != nil {
 		return exitWith(2, err)
@@ -161,7 +188,12 @@ func runTask(cmd *cobra.Command, o runOptions, args []string) error {
 	}
 	defer od.Close()
 	spec := cfg.plannerSpec()
-	planner, err := newPlanner(spec, od.Camera, log)
+	var planner plan.Planner
+	if g.planner != nil {
+		planner, spec.Name, err = g.planner(spec, od, log)
+	} else {
+		planner, err = newPlanner(spec, od.Camera, log)
+	}
 	if err != nil {
 		return exitWith(2, err)
 	}
@@ -197,7 +229,7 @@ func runTask(cmd *cobra.Command, o runOptions, args []string) error {
 	if o.noRecord {
 		res = runner.Run(ctx, goal)
 	} else {
-		t, r, err := recordedRun(ctx, cfg, task.Request{Goal: goal, Device: od.Name, Planner: plannerName(spec.Name), MaxSteps: rc.MaxSteps},
+		t, r, err := recordedRun(ctx, cfg, task.Request{Goal: goal, Device: od.Name, Planner: plannerName(spec.Name), MaxSteps: rc.MaxSteps, Flow: g.flow},
 			od.Device, log, p, task.RunnerFunc(func(ctx context.Context, t storage.Task, _ device.Device, emit func(runtime.Event), person runtime.Person) runtime.Result {
 				record = emit
 				pr.taskID(t.ID)
@@ -215,10 +247,16 @@ func runTask(cmd *cobra.Command, o runOptions, args []string) error {
 		res, id = r, t.ID
 	}
 	pr.stop()
+	var healed string
+	if g.done != nil {
+		if healed, err = g.done(res); err != nil {
+			fmt.Fprintf(stderr, "phonepilot: %v\n", err)
+		}
+	}
 
 	if o.json {
 		doc := resultDocument(goal, od.Name, plannerName(spec.Name), res)
-		doc.ID = id
+		doc.ID, doc.HealedFlow = id, healed
 		if od.State != nil {
 			sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 			if st, err := od.State.State(sctx); err == nil && json.Valid(st) {
@@ -296,6 +334,8 @@ type resultDoc struct {
 	Started     time.Time        `json:"started"`
 	DurationMS  int64            `json:"duration_ms"`
 	DeviceState json.RawMessage  `json:"device_state,omitempty"`
+	// HealedFlow is where `flow run --heal` wrote the healed flow.
+	HealedFlow string `json:"healed_flow,omitempty"`
 }
 
 type stepDoc struct {

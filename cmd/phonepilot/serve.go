@@ -19,7 +19,9 @@ import (
 	"phonepilot/api"
 	"phonepilot/device"
 	"phonepilot/device/adb"
+	"phonepilot/flow"
 	"phonepilot/perception/frame"
+	"phonepilot/plan"
 	"phonepilot/runtime"
 	"phonepilot/storage"
 	"phonepilot/task"
@@ -216,7 +218,14 @@ func (r *runtimeRunner) Run(ctx context.Context, t storage.Task, dev device.Devi
 	spec := r.planner
 	spec.Name = t.Planner
 	log := r.log.With("task", t.ID)
-	planner, err := newPlanner(spec, cameraOf(dev), log)
+	var planner plan.Planner
+	var err error
+	if t.Planner == flow.PlannerName {
+		// A flow task (POST /v1/flows/run) carries its flow.
+		planner, err = flowPlanner(t, log)
+	} else {
+		planner, err = newPlanner(spec, cameraOf(dev), log)
+	}
 	if err != nil {
 		return runtime.Result{Status: lifecycle.Failed, Cause: lifecycle.CauseModelError, Reason: err.Error()}
 	}
@@ -391,4 +400,13 @@ func (d *serveDevices) List(ctx context.Context) ([]api.DeviceInfo, error) {
 		}
 	}
 	return out, nil
+}
+
+// flowPlanner is the replay planner of a flow task.
+func flowPlanner(t storage.Task, log *slog.Logger) (plan.Planner, error) {
+	run, err := flow.FromTask(t)
+	if err != nil {
+		return nil, err
+	}
+	return flow.NewPlanner(run.Flow, flow.Options{Params: run.Params, Logger: log})
 }

@@ -44,6 +44,9 @@ type Config struct {
 	// Start is the state the phone starts in (and Reset returns to): the
 	// zero value is the default phone (start.go).
 	Start Start
+	// Layout is the apps' layout: "" as they are, "changed" for Taobao
+	// after a redesign (layout.go), for flows to heal against.
+	Layout string
 }
 
 // Validate reports the first invalid field, naming it.
@@ -57,6 +60,9 @@ func (c Config) Validate() error {
 	case "", "en", "zh":
 	default:
 		return fmt.Errorf("sim config: locale %q not supported (use en or zh)", c.Locale)
+	}
+	if err := validLayout(c.Layout); err != nil {
+		return err
 	}
 	if _, ok := profiles[c.Profile]; !ok {
 		return fmt.Errorf("sim config: unknown profile %q (use one of: %s)", c.Profile, strings.Join(ProfileNames(), ", "))

@@ -337,7 +337,7 @@ func (t *taobaoApp) build(c *ui) []*node {
 	case "orders":
 		kids = t.ordersPage(c)
 	}
-	return kids
+	return t.relayout(c, s.name, kids) // Config.Layout (layout.go)
 }
 
 func (t *taobaoApp) header(c *ui, h int, kids ...*node) *node {

@@ -37,7 +37,9 @@ var allowedImports = map[string][]string{
 	"storage/sqlite":            {"storage", "storage/internal/sqlstore", "task/lifecycle"},
 	"storage/postgres":          {"storage", "storage/internal/sqlstore", "task/lifecycle"},
 	"storage/storagetest":       {"storage", "scene", "plan", "tools", "task/lifecycle"},
-	"api":                       {"task", "runtime", "storage", "device", "scene", "plan", "tools", "internal/*", "task/lifecycle"},
+	"api":                       {"task", "runtime", "storage", "device", "scene", "plan", "tools", "internal/*", "task/lifecycle", "flow"},
+	// Flows: the file format, export from a recorded task, the replay planner.
+	"flow": {"plan", "plan/rule", "scene", "tools", "storage", "task", "task/lifecycle"},
 	// The vocabulary of a task's life: statuses, causes, event and step types.
 	"task/lifecycle": nil,
 	// phonebench's task definitions; its tests also run plan/rule through
