@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 )
 
 // An index the latest observation does not list, an action before any
@@ -205,4 +204,3 @@ func TestGatedActionWithElicitation(t *testing.T) {
 		}
 	}
 }
-
