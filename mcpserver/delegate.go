@@ -123,6 +123,7 @@ type stepEvent struct {
 func (s *Server) follow(ctx context.Context, req *mcp.CallToolRequest, id string, maxSteps int) (storage.Task, []string, error) {
 	token := req.Params.GetProgressToken()
 	var steps []string
+	var lastNote time.Time
 	final, err := s.cfg.Tasks.Watch(ctx, id, 0, func(e storage.Event) error {
 		switch e.Type {
 		case lifecycle.EventStepFinished:
@@ -139,14 +140,28 @@ func (s *Server) follow(ctx context.Context, req *mcp.CallToolRequest, id string
 				}); err != nil {
 					s.log.Debug("progress notification", "task", id, "err", err)
 				}
+				lastNote = s.cfg.Clock.Now()
 			}
 		case lifecycle.EventApprovalRequested, lifecycle.EventQuestionAsked:
 			return s.decide(ctx, req.Session, id)
 		}
 		return nil
 	})
+	if !lastNote.IsZero() && err == nil {
+		// The TypeScript SDK hands notifications to their handler a
+		// microtask later but settles a response at once: a result read in
+		// the same chunk as the last progress notifications drops them
+		// ("unknown token"). A moment between the two keeps them apart.
+		if d := progressGap - s.cfg.Clock.Now().Sub(lastNote); d > 0 {
+			_ = s.cfg.Clock.Sleep(ctx, d)
+		}
+	}
 	return final, steps, err
 }
+
+// progressGap is the least time between a task's last progress
+// notification and the run_task result.
+const progressGap = 100 * time.Millisecond
 
 // decide puts a task's pending decision to the client's user, or stops
 // following it (*needPerson) when the client cannot ask.
