@@ -291,7 +291,11 @@ func describeStep(out runtime.StepOutcome, before *scene.Scene) string {
 		b.WriteString(" · the screen did not change")
 	}
 	fmt.Fprintf(&b, " (%d ms)\n", rec.Duration.Milliseconds())
-	if rec.Changed {
+	switch {
+	case rec.Changed && out.After != nil && before.Package != out.After.Package:
+		// Another app: its whole listing is new; the listing below says it all.
+		fmt.Fprintf(&b, "the app in front is now %s (was %s)\n", out.After.Package, before.Package)
+	case rec.Changed:
 		appeared, gone := diffListings(before, out.After)
 		writeSome(&b, "appeared", appeared)
 		writeSome(&b, "disappeared", gone)

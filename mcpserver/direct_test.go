@@ -69,6 +69,11 @@ func TestDirectToolsOnTheSimulator(t *testing.T) {
 	if out := must(t, cs, "list_devices", nil); !strings.Contains(out, "sim (sim, device) leased to you") {
 		t.Errorf("list_devices after observe: %s", out)
 	}
+	// A tap that changes nothing is not reported as done.
+	out := must(t, cs, "tap", map[string]any{"element": index(t, afterListing(obs), `id=date`)})
+	if !strings.Contains(out, "NOT confirmed") || !strings.Contains(out, "the screen did not change") {
+		t.Errorf("a tap on the date, which does nothing: %s", out)
+	}
 	res := toSearchResults(t, cs)
 	t.Logf("type_text answer:\n%s", res)
 	if !strings.Contains(res, "the screen changed") || !strings.Contains(res, "appeared: ") || !strings.Contains(res, "Mac mini Limited Edition Silver") {
@@ -80,7 +85,7 @@ func TestDirectToolsOnTheSimulator(t *testing.T) {
 	}
 
 	// The index of the answer's listing is valid at once.
-	out := must(t, cs, "scroll", map[string]any{"direction": "down"})
+	out = must(t, cs, "scroll", map[string]any{"direction": "down"})
 	if !strings.Contains(out, "scrolled") {
 		t.Errorf("scroll: %s", out)
 	}
