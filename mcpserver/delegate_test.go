@@ -174,3 +174,31 @@ func TestRunTaskApprovals(t *testing.T) {
 		})
 	}
 }
+
+// A task left waiting for a person keeps its device leased after the
+// session that started it closed; cancelling it frees the device.
+func TestLeaseOutlivesSessionWhileItsTaskWaits(t *testing.T) {
+	h := newHarness(t)
+	a := h.connect(t, "starter", nil)
+	b := h.connect(t, "other", nil)
+	out := must(t, a, "run_task", map[string]any{"goal": buyGoal})
+	id := taskIDRE.FindStringSubmatch(out)[1]
+	a.Close()
+	time.Sleep(50 * time.Millisecond) // the server notices the session's end
+	if out, isErr := call(t, b, "observe", nil); !isErr || !strings.Contains(out, "task "+id+" runs on it") {
+		t.Fatalf("observe while a's task waits for approval: error=%v %s", isErr, out)
+	}
+	must(t, b, "cancel_task", map[string]any{"task_id": id})
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		out, isErr := call(t, b, "observe", nil)
+		if !isErr {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the device stayed leased after the task ended: %s", out)
+		}
+		h.clock.Advance(6 * time.Minute) // past the idle time after the hold ended
+		time.Sleep(10 * time.Millisecond)
+	}
+}

@@ -110,12 +110,14 @@ func (l *Leases) Hold(dev, holder, task string) func() {
 	}
 }
 
-// ReleaseAll ends every lease of holder.
+// ReleaseAll ends every lease of holder, but for the devices its tasks
+// still run on (a task left waiting for a person outlives the session that
+// started it): those end with their tasks' holds, then the idle time.
 func (l *Leases) ReleaseAll(holder string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for dev, cur := range l.m {
-		if cur.holder == holder {
+		if cur.holder == holder && len(cur.tasks) == 0 {
 			delete(l.m, dev)
 		}
 	}
