@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"phonepilot/task"
 	"phonepilot/task/lifecycle"
 )
 
@@ -201,4 +202,35 @@ func TestLeaseOutlivesSessionWhileItsTaskWaits(t *testing.T) {
 		h.clock.Advance(6 * time.Minute) // past the idle time after the hold ended
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// A task another front end started (the API shares the service) makes the
+// device busy for direct actions while it runs.
+func TestDeviceBusyWithATaskFromElsewhere(t *testing.T) {
+	h := newHarness(t)
+	cs := h.connect(t, "direct", nil)
+	tk, err := h.svc.Submit(t.Context(), task.Request{Goal: blockGoal, Device: "sim", Planner: "rule", MaxSteps: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for h.svc.Load()["sim"].Running != tk.ID {
+		if time.Now().After(deadline) {
+			t.Fatal("the task never ran")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if out, isErr := call(t, cs, "observe", nil); !isErr || !strings.Contains(out, "task "+tk.ID+" runs on it") {
+		t.Errorf("observe while an API task runs: error=%v %s", isErr, out)
+	}
+	if _, err := h.svc.Cancel(t.Context(), tk.ID); err != nil {
+		t.Fatal(err)
+	}
+	for h.svc.Load()["sim"].Running != "" {
+		if time.Now().After(deadline) {
+			t.Fatal("the task never ended")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	must(t, cs, "observe", nil)
 }

@@ -183,6 +183,11 @@ func (s *Server) handleFor(ctx context.Context, st *session, name string) (*hand
 	if id := s.leases.Running(name, st.id); id != "" {
 		return nil, errorResult("device %s is busy: your task %s runs on it; follow it with get_task or cancel_task, then act", name, id)
 	}
+	if s.cfg.Tasks != nil {
+		if l := s.cfg.Tasks.Load()[name]; l.Running != "" {
+			return nil, errorResult("device %s is busy: task %s runs on it (get_task follows it)", name, l.Running)
+		}
+	}
 	if err := s.leases.Acquire(name, st.id, st.client); err != nil {
 		return nil, errorResult("%v", err)
 	}

@@ -65,6 +65,9 @@ type Tasks interface {
 	Approve(ctx context.Context, id, by, note string) (storage.Task, error)
 	Deny(ctx context.Context, id, by, note string) (storage.Task, error)
 	Answer(ctx context.Context, id, by, text string) (storage.Task, error)
+	// Load is each device's running task, whoever started it (the API and
+	// web page share the service).
+	Load() map[string]task.DeviceLoad
 }
 
 // Config is what a Server is built from.
