@@ -253,3 +253,60 @@ func TestMCPWithTheTypeScriptClient(t *testing.T) {
 	p := startMCPHTTP(t, "0123456789abcdef-ts")
 	check("http", runTSClient(t, dir, "http", p.url, p.token))
 }
+
+// In stdio mode stdout is the protocol: every line a JSON-RPC message, the
+// logs on stderr.
+func TestMCPStdioStdoutIsProtocolOnly(t *testing.T) {
+	bin := buildPhonepilot(t)
+	reqs := []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"sh","version":"0"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"observe","arguments":{}}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"launch_app","arguments":{"app":"Settings"}}}`,
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "mcp", "--device", "sim", "--db", filepath.Join(t.TempDir(), "s.db"))
+	cmd.Env = append(os.Environ(), "PHONEPILOT_CONFIG=")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := &safeBuffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range reqs {
+		if _, err := stdin.Write([]byte(r + "\n")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Read until the last request is answered, then end the session.
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	ids := map[float64]bool{}
+	for !ids[3] && sc.Scan() {
+		var m map[string]any
+		if json.Unmarshal(sc.Bytes(), &m) != nil || m["jsonrpc"] != "2.0" {
+			t.Errorf("stdout line is not a JSON-RPC message: %q", sc.Text())
+		}
+		if id, ok := m["id"].(float64); ok {
+			ids[id] = true
+		}
+	}
+	stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("mcp after its input ended: %v\n%s", err, stderr.String())
+	}
+	if !ids[1] || !ids[2] || !ids[3] {
+		t.Errorf("answers to %v of requests 1-3", ids)
+	}
+	if !strings.Contains(stderr.String(), `"msg":"mcp session ended"`) {
+		t.Errorf("the server's log lines are not on stderr:\n%s", stderr.String())
+	}
+}
