@@ -227,7 +227,17 @@ func (s *Server) getTask(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Ca
 	if err != nil {
 		return errorResult("get_task: %v", err), nil
 	}
-	text := taskText(t, nil)
+	var lines []string
+	if steps, err := s.cfg.Tasks.Steps(ctx, t.ID); err == nil {
+		for _, st := range steps {
+			line := fmt.Sprintf("step %d %s: %s", st.Number, st.Status, st.Intent)
+			if st.Reason != "" {
+				line += " — " + st.Reason
+			}
+			lines = append(lines, line)
+		}
+	}
+	text := taskText(t, lines)
 	if t.Pending != nil {
 		text += "\npending: " + pendingText(t.Pending) + "; a person decides" + s.hint(t.ID)
 	}

@@ -65,7 +65,7 @@ func TestRunTaskToCompletionWithProgress(t *testing.T) {
 		}
 	}
 	id := taskIDRE.FindStringSubmatch(out)[1]
-	if got := must(t, cs, "get_task", map[string]any{"task_id": id}); !strings.Contains(got, "task "+id+" completed") {
+	if got := must(t, cs, "get_task", map[string]any{"task_id": id}); !strings.Contains(got, "task "+id+" completed") || !strings.Contains(got, "step 2 succeeded: scroll down") {
 		t.Errorf("get_task: %s", got)
 	}
 	if out, isErr := call(t, cs, "get_task", map[string]any{"task_id": "no-such-task"}); !isErr {

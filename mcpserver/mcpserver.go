@@ -60,6 +60,7 @@ type Devices interface {
 type Tasks interface {
 	Submit(ctx context.Context, req task.Request) (storage.Task, error)
 	Get(ctx context.Context, id string) (storage.Task, error)
+	Steps(ctx context.Context, id string) ([]storage.Step, error)
 	Cancel(ctx context.Context, id string) (storage.Task, error)
 	Watch(ctx context.Context, id string, after int64, fn func(storage.Event) error) (storage.Task, error)
 	Approve(ctx context.Context, id, by, note string) (storage.Task, error)
