@@ -32,7 +32,10 @@ const cancelGrace = 10 * time.Second
 
 // needPerson stops following a task that waits for a person the client
 // cannot ask.
-type needPerson struct{ t storage.Task }
+type needPerson struct {
+	t   storage.Task
+	why string // why the client's user did not decide
+}
 
 func (*needPerson) Error() string { return "the task waits for a person" }
 
@@ -90,8 +93,8 @@ func (s *Server) runTask(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Ca
 			defer unhold()
 			_, _ = s.cfg.Tasks.Watch(context.Background(), t.ID, 0, func(storage.Event) error { return nil })
 		}()
-		return textResult(fmt.Sprintf("task %s is %s: %s.\nA person must decide, and this MCP client cannot ask its user (no elicitation support)%s. "+
-			"Then follow it with get_task %s.", t.ID, np.t.Status, pendingText(np.t.Pending), s.hint(t.ID), t.ID)), nil
+		return textResult(fmt.Sprintf("task %s is %s: %s.\nA person must decide, and %s%s. "+
+			"Then follow it with get_task %s.", t.ID, np.t.Status, pendingText(np.t.Pending), np.why, s.hint(t.ID), t.ID)), nil
 	case err != nil && ctx.Err() != nil:
 		// The client cancelled the call (notifications/cancelled): the task
 		// is cancelled with it.
@@ -171,7 +174,7 @@ func (s *Server) decide(ctx context.Context, ss *mcp.ServerSession, id string) e
 		return nil // decided meanwhile (another front end), or gone: the events tell
 	}
 	if !canElicit(ss) {
-		return &needPerson{t: t}
+		return &needPerson{t: t, why: "this MCP client cannot ask its user (no elicitation support)"}
 	}
 	p := t.Pending
 	if p.Kind == lifecycle.PendingQuestion {
@@ -183,7 +186,7 @@ func (s *Server) decide(ctx context.Context, ss *mcp.ServerSession, id string) e
 			_, err = s.cfg.Tasks.Answer(ctx, id, "mcp", text)
 			return ignoreConflict(err)
 		}
-		return &needPerson{t: t}
+		return &needPerson{t: t, why: "the user gave no answer through the MCP client"}
 	}
 	what := p.Call.String()
 	if p.Element != nil {

@@ -134,8 +134,11 @@ func (s *Server) action(name string) toolHandler {
 		out, err := h.stepper.Do(ctx, call, now)
 		if err != nil {
 			if errors.Is(err, device.ErrDisconnected) {
+				// Gone: the next call opens it afresh.
+				if h.opened.Release != nil {
+					h.opened.Release()
+				}
 				delete(st.open, dev)
-				s.leases.ReleaseAll(st.id)
 			}
 			return errorResult("%s: %v", name, err), nil
 		}
