@@ -71,7 +71,7 @@ func (s *Server) runTask(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Ca
 	if err := s.cfg.Devices.Check(dev); err != nil {
 		return errorResult("run_task: unknown device: %v (list_devices names the devices)", err), nil
 	}
-	if id := s.leases.Running(dev, st.id); id != "" {
+	if id := s.leases.Running(dev, st.id); id != "" && !s.ended(ctx, id) {
 		return errorResult("run_task: device %s is busy: your task %s runs on it", dev, id), nil
 	}
 	if err := s.leases.Acquire(dev, st.id, st.client); err != nil {

@@ -183,11 +183,11 @@ func (s *Server) handleFor(ctx context.Context, st *session, name string) (*hand
 	if err := s.cfg.Devices.Check(name); err != nil {
 		return nil, errorResult("unknown device: %v (list_devices names the devices)", err)
 	}
-	if id := s.leases.Running(name, st.id); id != "" {
+	if id := s.leases.Running(name, st.id); id != "" && !s.ended(ctx, id) {
 		return nil, errorResult("device %s is busy: your task %s runs on it; follow it with get_task or cancel_task, then act", name, id)
 	}
 	if s.cfg.Tasks != nil {
-		if l := s.cfg.Tasks.Load()[name]; l.Running != "" {
+		if l := s.cfg.Tasks.Load()[name]; l.Running != "" && !s.ended(ctx, l.Running) {
 			return nil, errorResult("device %s is busy: task %s runs on it (get_task follows it)", name, l.Running)
 		}
 	}
@@ -374,4 +374,14 @@ func withoutIndex(line string) string {
 		line = line[i+2:]
 	}
 	return strings.ReplaceAll(line, " focused", "")
+}
+
+// ended reports a task that is final, though its hold on the device may
+// not be dropped yet (its run_task call is still returning).
+func (s *Server) ended(ctx context.Context, id string) bool {
+	if s.cfg.Tasks == nil {
+		return true
+	}
+	t, err := s.cfg.Tasks.Get(ctx, id)
+	return err == nil && t.Status.Terminal()
 }
