@@ -179,9 +179,6 @@ func (s *Server) HTTPHandler(idle time.Duration) http.Handler {
 		&mcp.StreamableHTTPOptions{SessionTimeout: idle, Logger: s.log})
 }
 
-// Leases are the server's device leases (list_devices reads them).
-func (s *Server) Leases() *Leases { return s.leases }
-
 const instructions = `phonepilot drives Android phones. Call observe to get the screen listing; ` +
 	`act with tap, type_text, scroll, … naming elements by their [N] index in your latest observation. ` +
 	`Each action waits for the screen to settle and answers what changed with the new listing, so observe again only when told. ` +
