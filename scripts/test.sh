@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test phonepilot has, on a fresh Debian machine as on a developer's:
-# installs what the integration suites need (adb, PostgreSQL, Chromium, CJK fonts),
+# installs what the integration suites need (adb, PostgreSQL, Chromium, CJK fonts,
+# node and npm for the TypeScript MCP client),
 # starts a throwaway PostgreSQL, then go vet and go test with the integration
 # suites switched from "skip when a tool is missing" to "fail".
 set -euo pipefail
@@ -11,6 +12,8 @@ command -v adb >/dev/null 2>&1 || need+=(adb)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 [ -x /usr/lib/postgresql/15/bin/initdb ] || need+=(postgresql)
 [ -f /usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc ] || need+=(fonts-noto-cjk)
+command -v node >/dev/null 2>&1 || need+=(nodejs)
+command -v npm >/dev/null 2>&1 || need+=(npm)
 if [ ${#need[@]} -gt 0 ]; then
 	echo "installing: ${need[*]}"
 	SUDO=""

@@ -46,7 +46,10 @@ var allowedImports = map[string][]string{
 	// the runtime and ask the safety gate, on the simulator.
 	"phonebench/tasks": {"device/sim", "task/lifecycle", "device", "scene", "plan", "plan/rule", "runtime", "safety", "tools", "internal/clock"},
 	// The task service: queue, recorder, recovery, ownership.
-	"task":           {"runtime", "storage", "device", "scene", "plan", "tools", "internal/*", "task/lifecycle"},
+	"task": {"runtime", "storage", "device", "scene", "plan", "tools", "internal/*", "task/lifecycle"},
+	// phonepilot over MCP: direct tools on the runtime, delegating tools on
+	// the task service; it sends a screenshot to the client that asks.
+	"mcpserver":      {"runtime", "task", "storage", "device", "scene", "tools", "plan", "plan/ai", "perception/frame", "internal/*", "task/lifecycle"},
 	"cmd/phonepilot": {"*"},
 	"internal/*":     nil,
 }
@@ -54,7 +57,7 @@ var allowedImports = map[string][]string{
 // frameImporters are the only packages that may import perception/frame, in
 // any file, tests included: the drivers that make frames, the AIPlanner and
 // its providers that send them to a model, and cmd that wires them.
-var frameImporters = []string{"device/adb", "device/sim", "device/sim/*", "plan/ai", "plan/ai/*", "cmd/phonepilot"}
+var frameImporters = []string{"device/adb", "device/sim", "device/sim/*", "plan/ai", "plan/ai/*", "mcpserver", "cmd/phonepilot"}
 
 const framePkg = "perception/frame"
 
@@ -68,6 +71,7 @@ var restrictedModules = []struct {
 }{
 	{"github.com/anthropics/anthropic-sdk-go", []string{"plan/ai/anthropic"}},
 	{"github.com/openai/openai-go", []string{"plan/ai/openai"}},
+	{"github.com/modelcontextprotocol/go-sdk", []string{"mcpserver"}},
 	{"modernc.org/sqlite", []string{"storage/*"}},
 	{"github.com/jackc/pgx", []string{"storage/*"}},
 	{"github.com/lib/pq", []string{"storage/*"}},

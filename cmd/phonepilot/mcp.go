@@ -1,0 +1,236 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+
+	"phonepilot/api"
+	"phonepilot/mcpserver"
+	"phonepilot/task"
+)
+
+func init() { register(newMCPCmd) }
+
+type mcpOptions struct {
+	config    string
+	http      string
+	apiAddr   string
+	leaseIdle time.Duration
+	verbose   bool
+}
+
+func newMCPCmd() *cobra.Command {
+	var o mcpOptions
+	cmd := &cobra.Command{
+		Use:   "mcp",
+		Short: "Serve phonepilot's tools to MCP clients (Claude Desktop, Claude Code, Cursor)",
+		Long: `Serve phonepilot over the Model Context Protocol: on stdin/stdout (the
+default, as MCP clients launch it) or as streamable HTTP at /mcp (--http).
+
+Tools: list_devices, observe (the screen listing, optionally a screenshot),
+tap, long_press, type_text, scroll, press_key, launch_app, wait (each waits
+for the screen to settle and answers what changed, with the new listing),
+and run_task, get_task, cancel_task (phonepilot's own loop toward a goal).
+
+A device is leased to one MCP session while it uses it; others get "busy".
+The safety gate stops purchases, messages, deletions…: the client's user is
+asked when the client supports MCP elicitation; otherwise a person approves
+a waiting task on phonepilot's web page and API, served at the --http
+address (or at --api in stdio mode).
+
+Over HTTP beyond loopback a bearer token is required (--token or
+PHONEPILOT_TOKEN), as for serve. In stdio mode logs go to stderr only.`,
+		Example: `  phonepilot mcp --device sim
+  phonepilot mcp --http 127.0.0.1:8765
+  claude mcp add phonepilot -- phonepilot mcp --device sim`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runMCP(cmd, o, nil) },
+	}
+	f := cmd.Flags()
+	f.String("device", "sim", "device of calls that name none: sim, sim:NAME, adb or adb:SERIAL")
+	f.StringVar(&o.http, "http", "", "serve streamable HTTP at this address (path /mcp, and the API and web page at /) instead of stdio")
+	f.StringVar(&o.apiAddr, "api", "", "in stdio mode, also serve the API and web page here, where a person approves waiting tasks")
+	f.String("token", "", "bearer token HTTP clients must send, at least 16 characters (required beyond loopback); env PHONEPILOT_TOKEN")
+	f.String("db", "", dbFlagHelp)
+	f.String("planner", "rule", "planner of run_task when the call names none: rule or ai")
+	f.String("provider", "anthropic", "AI provider for the ai planner: anthropic or openai")
+	f.String("model", "", "AI model id (default: the provider's default)")
+	f.Int("max-steps", 30, "most steps a run_task may take (and the default)")
+	f.String("sim-locale", "en", "language of the simulated phones: en or zh")
+	f.String("sim-profile", "", "profile of the simulated phones: \"\", realistic, slow, flaky or injected")
+	f.Int64("sim-seed", 1, "seed of the simulated phones' randomness")
+	f.String("adb-server", "", "adb server address host:port (default: $ADB_SERVER_SOCKET, else 127.0.0.1:5037)")
+	f.DurationVar(&o.leaseIdle, "lease-idle", mcpserver.DefaultLeaseIdle, "a device lease ends after this long unused")
+	f.StringVar(&o.config, "config", "", "config file (default: ./phonepilot.toml when present, or $PHONEPILOT_CONFIG)")
+	f.BoolVarP(&o.verbose, "verbose", "v", false, "log debug lines (to stderr)")
+	return cmd
+}
+
+// mcpReady is told the HTTP address once it listens (tests use it).
+type mcpReady func(addr string)
+
+func runMCP(cmd *cobra.Command, o mcpOptions, ready mcpReady) error {
+	ctx := cmd.Context()
+	stderr := cmd.ErrOrStderr()
+	cfg, rc, err := commandConfig(cmd.Flags(), o.config)
+	if err != nil {
+		return exitWith(2, err)
+	}
+	webAddr := o.http
+	if webAddr == "" {
+		webAddr = o.apiAddr
+	}
+	if webAddr != "" {
+		if err := api.CheckBind(webAddr, cfg.Serve.Token); err != nil {
+			return exitWith(2, err)
+		}
+	}
+	level := slog.LevelInfo
+	if o.verbose {
+		level = slog.LevelDebug
+	}
+	// stdout is the protocol in stdio mode: every line goes to stderr.
+	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))
+
+	store, err := openStore(ctx, cfg.Storage.DB)
+	if err != nil {
+		return exitWith(1, fmt.Errorf("open database: %w", err))
+	}
+	defer store.Close()
+	devices := newServeDevices(deviceOptions{
+		ADBServer: cfg.ADB.Server, SimLocale: cfg.Sim.Locale, SimProfile: cfg.Sim.Profile, SimSeed: cfg.Sim.Seed, Logger: log,
+	})
+	gate, err := cfg.gate()
+	if err != nil {
+		return exitWith(2, err)
+	}
+	spec := cfg.plannerSpec()
+	planners := []string{plannerName(spec.Name)}
+	for _, p := range plannerNames {
+		if p != planners[0] {
+			planners = append(planners, p)
+		}
+	}
+	svc, err := task.New(task.Config{Snapshot: cfg.snapshots(log), Logger: log,
+		ApprovalTimeout: cfg.Safety.ApprovalTimeout, AnswerTimeout: cfg.Safety.AnswerTimeout},
+		store, devices, &runtimeRunner{base: rc, planner: spec, log: log, gate: gate})
+	if err != nil {
+		return exitWith(2, err)
+	}
+	acfg := api.Defaults()
+	acfg.Token, acfg.MaxSteps, acfg.Planners, acfg.DefaultDevice = cfg.Serve.Token, rc.MaxSteps, planners, cfg.Device
+	web, err := api.New(acfg, svc, devices, log)
+	if err != nil {
+		return exitWith(2, err)
+	}
+	if err := web.Start(ctx); err != nil {
+		return exitWith(1, err)
+	}
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = web.Close(sctx)
+	}()
+
+	hint := "start phonepilot mcp with --api 127.0.0.1:PORT and approve on its web page, or use an MCP client that supports elicitation"
+	var ln net.Listener
+	if webAddr != "" {
+		var lc net.ListenConfig
+		if ln, err = lc.Listen(ctx, "tcp", webAddr); err != nil {
+			return exitWith(1, fmt.Errorf("listen on %s: %w", webAddr, err))
+		}
+		base := "http://" + ln.Addr().String()
+		hint = fmt.Sprintf("approve or deny on the web page %s/ or with POST %s/v1/tasks/{id}/approve (or /deny)", base, base)
+		if cfg.Serve.Token != "" {
+			hint += " and the bearer token"
+		}
+	}
+	srv, err := mcpserver.New(mcpserver.Config{
+		Devices: mcpDevices{devices}, Tasks: svc, DefaultDevice: cfg.Device, Planners: planners, MaxSteps: rc.MaxSteps,
+		Runtime: rc, Gate: gate, ApproveHint: hint, LeaseIdle: o.leaseIdle, Logger: log, Version: buildVersion(),
+	})
+	if err != nil {
+		return exitWith(2, err)
+	}
+
+	if ln != nil {
+		mux := http.NewServeMux()
+		if o.http != "" {
+			mux.Handle("/mcp", api.RequireToken(cfg.Serve.Token, srv.HTTPHandler(30*time.Minute)))
+		}
+		mux.Handle("/", web.Handler())
+		hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+		errc := make(chan error, 1)
+		go func() { errc <- hs.Serve(ln) }()
+		defer func() {
+			sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			_ = hs.Shutdown(sctx)
+		}()
+		log.Info("serving", "addr", ln.Addr().String(), "mcp", o.http != "", "token", keyState(cfg.Serve.Token))
+		if ready != nil {
+			ready(ln.Addr().String())
+		}
+		if o.http != "" {
+			fmt.Fprintf(cmd.OutOrStdout(), "phonepilot MCP is serving on http://%s/mcp\n", ln.Addr())
+			select {
+			case <-ctx.Done():
+				return nil
+			case err := <-errc:
+				if !errors.Is(err, http.ErrServerClosed) {
+					return exitWith(1, err)
+				}
+				return nil
+			}
+		}
+	}
+	err = srv.MCP().Run(ctx, &mcp.IOTransport{Reader: stdinOf(cmd), Writer: nopWriteCloser{cmd.OutOrStdout()}})
+	if err != nil && ctx.Err() == nil && !errors.Is(err, mcp.ErrConnectionClosed) {
+		return exitWith(1, err)
+	}
+	return nil
+}
+
+// stdinOf is the command's input as the transport's reader.
+func stdinOf(cmd *cobra.Command) io.ReadCloser {
+	if rc, ok := cmd.InOrStdin().(io.ReadCloser); ok {
+		return rc
+	}
+	return io.NopCloser(cmd.InOrStdin())
+}
+
+// nopWriteCloser keeps stdout open when the session ends.
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+// mcpDevices are serve's devices as the MCP server opens them.
+type mcpDevices struct{ d *serveDevices }
+
+func (m mcpDevices) Check(name string) error { return m.d.Check(name) }
+
+func (m mcpDevices) List(ctx context.Context) ([]mcpserver.DeviceInfo, error) {
+	list, err := m.d.List(ctx)
+	out := make([]mcpserver.DeviceInfo, len(list))
+	for i, d := range list {
+		out[i] = mcpserver.DeviceInfo{Name: d.Name, Kind: d.Kind, State: d.State}
+	}
+	return out, err
+}
+
+func (m mcpDevices) Open(ctx context.Context, name string) (mcpserver.Opened, error) {
+	dev, release, err := m.d.Open(ctx, name)
+	if err != nil {
+		return mcpserver.Opened{}, err
+	}
+	return mcpserver.Opened{Device: deviceOf(dev), Camera: cameraOf(dev), Release: release}, nil
+}

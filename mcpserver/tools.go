@@ -1,0 +1,84 @@
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"phonepilot/tools"
+)
+
+// actionTools are the tools of TOOLS.md a client calls directly; their
+// names, arguments and schemas are the tools package's own, so what an MCP
+// client is told and what is validated are the same text.
+var actionTools = []string{tools.Tap, tools.LongPress, tools.TypeText, tools.Scroll, tools.PressKey, tools.LaunchApp, tools.Wait}
+
+// actionSuffix is added to each action tool's description: what it answers.
+const actionSuffix = " Answers after the screen settles: changed or not, what appeared/disappeared, the new listing."
+
+type toolHandler = func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error)
+
+func (s *Server) addTools() {
+	add := func(name, desc, schema string, h toolHandler) {
+		s.mcp.AddTool(&mcp.Tool{Name: name, Description: desc, InputSchema: json.RawMessage(compact(schema))}, h)
+	}
+	add("list_devices", "List the phones this server drives and which session holds each.",
+		`{"type":"object","properties":{},"additionalProperties":false}`, s.listDevices)
+	add("observe", "Read the screen: a header line (size, app) and one line per element a finger or reader needs, "+
+		`each starting with its [N] index: [3] EditText "Search" id=q clickable. Name elements by these indices in the actions; `+
+		"they stay valid until the next observation or action answer. Leases the device to this session.",
+		`{"type":"object","properties":{"device":{"type":"string","description":"sim, sim:NAME or adb:SERIAL (default: the last one observed, else the server's)"},`+
+			`"screenshot":{"type":"boolean","description":"also return a PNG of the screen (long side ≤1568 px, ≤1 MB)"}},"additionalProperties":false}`,
+		s.observe)
+	for _, name := range actionTools {
+		spec, _ := tools.SpecFor(name)
+		add(name, spec.Description+actionSuffix, string(spec.Schema), s.action(name))
+	}
+	planners := make([]string, len(s.cfg.Planners))
+	for i, p := range s.cfg.Planners {
+		planners[i] = fmt.Sprintf("%q", p)
+	}
+	add("run_task", "Hand phonepilot a whole goal: its own loop observes, plans and acts until done, "+
+		"with progress per step; returns the result and its cause. A gated action waits for a person's approval.",
+		fmt.Sprintf(`{"type":"object","properties":{"goal":{"type":"string","description":"what to do, in plain words"},`+
+			`"device":{"type":"string"},"planner":{"type":"string","enum":[%s]},"max_steps":{"type":"integer","minimum":1,"maximum":%d}},`+
+			`"required":["goal"],"additionalProperties":false}`, strings.Join(planners, ","), s.cfg.MaxSteps),
+		s.runTask)
+	taskID := `{"type":"object","properties":{"task_id":{"type":"string"}},"required":["task_id"],"additionalProperties":false}`
+	add("get_task", "A task's status, cause, steps and pending decision.", taskID, s.getTask)
+	add("cancel_task", "Cancel a task.", taskID, s.cancelTask)
+}
+
+func compact(s string) string {
+	var b bytes.Buffer
+	if err := json.Compact(&b, []byte(s)); err != nil {
+		panic("mcpserver: a tool schema is not JSON: " + err.Error())
+	}
+	return b.String()
+}
+
+// decodeArgs reads a call's arguments into v, refusing unknown ones.
+func decodeArgs(raw json.RawMessage, v any) error {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("bad arguments: %v", err)
+	}
+	return nil
+}
+
+// errorResult is a tool error the client's model reads.
+func errorResult(format string, a ...any) *mcp.CallToolResult {
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf(format, a...)}}}
+}
+
+func textResult(text string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+}
