@@ -64,27 +64,42 @@ func (s *Server) runTask(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Ca
 	if a.MaxSteps == 0 {
 		a.MaxSteps = s.cfg.MaxSteps
 	}
+	return s.submitAndFollow(ctx, req, "run_task", a.Device, a.MaxSteps, func(dev string) (task.Request, error) {
+		return task.Request{Goal: a.Goal, Device: dev, Planner: a.Planner, MaxSteps: a.MaxSteps}, nil
+	})
+}
+
+// submitAndFollow leases the device, submits the task request builds for
+// it, and follows the task to its end (or to a person's decision the client
+// cannot take): run_task's and run_flow's common path. tool names the
+// calling tool in errors.
+func (s *Server) submitAndFollow(ctx context.Context, req *mcp.CallToolRequest, tool, device string, maxSteps int,
+	build func(dev string) (task.Request, error)) (*mcp.CallToolResult, error) {
 	st := s.sessionOf(req.Session)
 	st.mu.Lock()
-	dev := st.pick(a.Device, s.cfg.DefaultDevice)
+	dev := st.pick(device, s.cfg.DefaultDevice)
 	st.mu.Unlock()
 	if err := s.cfg.Devices.Check(dev); err != nil {
-		return errorResult("run_task: unknown device: %v (list_devices names the devices)", err), nil
+		return errorResult("%s: unknown device: %v (list_devices names the devices)", tool, err), nil
+	}
+	treq, err := build(dev)
+	if err != nil {
+		return errorResult("%s: %v", tool, err), nil
 	}
 	if id := s.leases.Running(dev, st.id); id != "" && !s.ended(ctx, id) {
-		return errorResult("run_task: device %s is busy: your task %s runs on it", dev, id), nil
+		return errorResult("%s: device %s is busy: your task %s runs on it", tool, dev, id), nil
 	}
 	if err := s.leases.Acquire(dev, st.id, st.client); err != nil {
-		return errorResult("run_task: %v", err), nil
+		return errorResult("%s: %v", tool, err), nil
 	}
-	t, err := s.cfg.Tasks.Submit(ctx, task.Request{Goal: a.Goal, Device: dev, Planner: a.Planner, MaxSteps: a.MaxSteps})
+	t, err := s.cfg.Tasks.Submit(ctx, treq)
 	if err != nil {
-		return errorResult("run_task: %v", err), nil
+		return errorResult("%s: %v", tool, err), nil
 	}
 	unhold := s.leases.Hold(dev, st.id, t.ID)
-	s.log.Info("mcp run_task", "session", st.id, "task", t.ID, "device", dev)
+	s.log.Info("mcp "+tool, "session", st.id, "task", t.ID, "device", dev)
 
-	final, steps, err := s.follow(ctx, req, t.ID, a.MaxSteps)
+	final, steps, err := s.follow(ctx, req, t.ID, maxSteps)
 	var np *needPerson
 	switch {
 	case errors.As(err, &np):
@@ -105,10 +120,10 @@ func (s *Server) runTask(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Ca
 			s.log.Info("cancel task after the client cancelled", "task", t.ID, "err", cerr)
 		}
 		_, _ = s.cfg.Tasks.Watch(cctx, t.ID, 0, func(storage.Event) error { return nil })
-		return errorResult("run_task cancelled: task %s was cancelled", t.ID), nil
+		return errorResult("%s cancelled: task %s was cancelled", tool, t.ID), nil
 	case err != nil:
 		unhold()
-		return errorResult("run_task: following task %s: %v", t.ID, err), nil
+		return errorResult("%s: following task %s: %v", tool, t.ID, err), nil
 	}
 	unhold()
 	return textResult(taskText(final, steps)), nil

@@ -38,7 +38,7 @@ func TestToolsListFitsTheBudget(t *testing.T) {
 		names = append(names, tl.Name)
 	}
 	slices.Sort(names)
-	want := "cancel_task get_task launch_app list_devices long_press observe press_key run_task scroll tap type_text wait"
+	want := "cancel_task get_task launch_app list_devices long_press observe press_key run_flow run_task scroll tap type_text wait"
 	if got := strings.Join(names, " "); got != want {
 		t.Errorf("tools: %s\nwant:  %s", got, want)
 	}

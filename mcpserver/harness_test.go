@@ -17,6 +17,8 @@ import (
 	"phonepilot/device/sim"
 	"phonepilot/internal/clock"
 	"phonepilot/mcpserver"
+	"phonepilot/flow"
+	"phonepilot/plan"
 	"phonepilot/plan/rule"
 	"phonepilot/runtime"
 	"phonepilot/safety"
@@ -117,7 +119,17 @@ func newHarness(t *testing.T) *harness {
 		}
 		cfg := fastRuntime()
 		cfg.MaxSteps = tk.MaxSteps
-		r, err := runtime.New(cfg, dev, rule.New(), runtime.Options{OnEvent: emit, Person: person, Gate: gate})
+		var planner plan.Planner = rule.New()
+		if tk.Planner == flow.PlannerName {
+			run, err := flow.FromTask(tk)
+			if err == nil {
+				planner, err = flow.NewPlanner(run.Flow, flow.Options{Params: run.Params})
+			}
+			if err != nil {
+				return runtime.Result{Status: "failed", Cause: "step_failed", Reason: err.Error()}
+			}
+		}
+		r, err := runtime.New(cfg, dev, planner, runtime.Options{OnEvent: emit, Person: person, Gate: gate})
 		if err != nil {
 			return runtime.Result{Status: "failed", Cause: "step_failed", Reason: err.Error()}
 		}

@@ -48,6 +48,12 @@ func (s *Server) addTools() {
 			`"device":{"type":"string"},"planner":{"type":"string","enum":[%s]},"max_steps":{"type":"integer","minimum":1,"maximum":%d}},`+
 			`"required":["goal"],"additionalProperties":false}`, strings.Join(planners, ","), s.cfg.MaxSteps),
 		s.runTask)
+	add("run_flow", "Replay a flow (a YAML script exported by `phonepilot flow export`, docs/flows.md) as a task, without a model: "+
+		"each step's target found on the screen of the moment, with run_task's progress, approvals and result.",
+		`{"type":"object","properties":{"flow":{"type":"string","description":"the flow file's YAML text"},`+
+			`"params":{"type":"object","additionalProperties":{"type":"string"},"description":"values for the flow's ${name} parameters"},`+
+			`"device":{"type":"string"}},"required":["flow"],"additionalProperties":false}`,
+		s.runFlow)
 	taskID := `{"type":"object","properties":{"task_id":{"type":"string"}},"required":["task_id"],"additionalProperties":false}`
 	add("get_task", "A task's status, cause, steps and pending decision.", taskID, s.getTask)
 	add("cancel_task", "Cancel a task.", taskID, s.cancelTask)

@@ -245,7 +245,7 @@ func TestMCPWithTheTypeScriptClient(t *testing.T) {
 	dir := tsClient(t)
 	bin := buildPhonepilot(t)
 	check := func(over string, s tsSummary) {
-		if len(s.Tools) != 12 || !s.ResultsInAnswer || !s.TaskCompleted || s.Progress < 2 {
+		if len(s.Tools) != 13 || !s.ResultsInAnswer || !s.TaskCompleted || s.Progress < 2 {
 			t.Errorf("over %s: %+v", over, s)
 		}
 	}

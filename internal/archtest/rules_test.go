@@ -49,7 +49,7 @@ var allowedImports = map[string][]string{
 	"task": {"runtime", "storage", "device", "scene", "plan", "tools", "internal/*", "task/lifecycle"},
 	// phonepilot over MCP: direct tools on the runtime, delegating tools on
 	// the task service; it sends a screenshot to the client that asks.
-	"mcpserver":      {"runtime", "task", "storage", "device", "scene", "tools", "plan", "plan/ai", "perception/frame", "internal/*", "task/lifecycle"},
+	"mcpserver":      {"runtime", "task", "storage", "device", "scene", "tools", "plan", "plan/ai", "perception/frame", "internal/*", "task/lifecycle", "flow"},
 	"cmd/phonepilot": {"*"},
 	"internal/*":     nil,
 }
