@@ -15,9 +15,9 @@ import (
 
 	"phonepilot/device"
 	"phonepilot/device/sim"
+	"phonepilot/flow"
 	"phonepilot/internal/clock"
 	"phonepilot/mcpserver"
-	"phonepilot/flow"
 	"phonepilot/plan"
 	"phonepilot/plan/rule"
 	"phonepilot/runtime"
