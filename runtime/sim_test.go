@@ -149,3 +149,33 @@ func TestSimCancelWhileTypingLeavesNoText(t *testing.T) {
 		t.Errorf("after cancel the phone holds query %q, last search %q; want nothing typed", st.Taobao.Query, st.Taobao.LastSearch)
 	}
 }
+
+// TestSimPartlyReadableGoalTouchesNothing: the rule planner refuses "open
+// Settings and turn on Bluetooth" before the phone is touched (issue 12: it
+// used to launch first and fail halfway).
+func TestSimPartlyReadableGoalTouchesNothing(t *testing.T) {
+	for loc, goal := range map[string]string{"en": "open Settings and turn on Bluetooth", "zh": "打开设置并打开蓝牙"} {
+		clk := clock.NewFake(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC))
+		p, err := sim.New(sim.Config{Locale: loc, Clock: clk})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := New(Defaults(), p.Device(), rule.New(), Options{Clock: clk, Logger: testlog.New(t)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := r.Run(context.Background(), goal)
+		var st struct {
+			Foreground string   `json:"foreground"`
+			Recents    []string `json:"recents"`
+		}
+		raw, _ := p.State()
+		if err := json.Unmarshal(raw, &st); err != nil {
+			t.Fatal(err)
+		}
+		if res.Status != lifecycle.Failed || res.Cause != lifecycle.CauseGoalNotUnderstood || len(res.Steps) != 0 || len(st.Recents) != 0 {
+			t.Errorf("%q: %s/%s (%s) after %d steps, apps started %v; want goal_not_understood with the phone untouched",
+				goal, res.Status, res.Cause, res.Reason, len(res.Steps), st.Recents)
+		}
+	}
+}
