@@ -27,6 +27,7 @@ import (
 	"sync"
 	"time"
 
+	"phonepilot/apps"
 	"phonepilot/device"
 	"phonepilot/internal/clock"
 )
@@ -506,13 +507,28 @@ func (p *Phone) setTextLocked(text string) bool {
 func (p *Phone) launchLocked(name string) error {
 	a := p.resolveApp(name)
 	if a == nil {
-		return fmt.Errorf("launch %q: %w", name, device.ErrAppNotFound)
+		return fmt.Errorf("launch %q: %w; %s", name, device.ErrAppNotFound, apps.ClosestText(name, p.installed()))
 	}
 	p.act(false, func() {
 		p.popup = nil
 		p.launch(a)
 	})
 	return nil
+}
+
+// installed lists the installed apps with their labels in the phone's
+// locale first, for "app not found" errors.
+func (p *Phone) installed() []apps.Installed {
+	out := make([]apps.Installed, 0, len(p.apps))
+	for _, a := range p.apps {
+		v := strings2[a.labelKey()]
+		first, other := v[0], v[1]
+		if p.zh() {
+			first, other = other, first
+		}
+		out = append(out, apps.Installed{Package: a.pkg(), Names: []string{first, other}})
+	}
+	return out
 }
 
 // focusedField finds the focused editable on the current screen.
