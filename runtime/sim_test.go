@@ -179,3 +179,34 @@ func TestSimPartlyReadableGoalTouchesNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestSimGoalInAnotherLanguageSaysSo: a Chinese goal on an English phone
+// (and the reverse) that cannot find its target says the languages differ
+// and what the screen shows; a target missing in the phone's own language
+// does not.
+func TestSimGoalInAnotherLanguageSaysSo(t *testing.T) {
+	cases := []struct {
+		locale, goal string
+		want         []string // in the reason
+	}{
+		{"en", "点击设置", []string{`"设置"`, "the goal is in Chinese but the phone's screen is in English", `"Settings"`, "(en)"}},
+		{"en", "打开设置，点击系统", []string{`"系统"`, "the goal is in Chinese but the phone's screen is in English", `"Search settings"`}},
+		{"zh", "tap Settings", []string{"the goal is in English but the phone's screen is in Chinese", `"设置"`, "(zh)"}},
+	}
+	for _, c := range cases {
+		res, _ := simRun(t, c.locale, "", 1, c.goal, Defaults())
+		if res.Status != lifecycle.Failed {
+			t.Errorf("%s %q: %s (%s), want failed", c.locale, c.goal, res.Status, res.Reason)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(res.Reason, w) {
+				t.Errorf("%s %q: reason %q lacks %q", c.locale, c.goal, res.Reason, w)
+			}
+		}
+	}
+	res, _ := simRun(t, "en", "", 1, "open Settings and tap Teleport", Defaults())
+	if res.Status != lifecycle.Failed || strings.Contains(res.Reason, "the goal is in") {
+		t.Errorf("same language: %s (%s); no language note expected", res.Status, res.Reason)
+	}
+}
