@@ -23,6 +23,9 @@ func (p *Phone) State() ([]byte, error) {
 		"popup":      p.popupName(),
 		"recents":    nonNil(append([]string(nil), p.recents...)),
 		"granted":    append([]grant{}, p.granted...),
+		// interruptions and network_error: hostile.go (docs/sim.md).
+		"interruptions": p.interruptions(),
+		"network_error": p.netErrorShowing(),
 	}
 	names := map[string]string{taobaoPkg: "taobao", settingsPkg: "settings", contactsPkg: "contacts", messagesPkg: "messages", deskClockPkg: "clock"}
 	for _, a := range p.apps {
@@ -39,6 +42,8 @@ func (p *Phone) popupName() string {
 		return "ad"
 	case p.popup.fake:
 		return "fake_update"
+	case p.popup.kind != "":
+		return p.popup.kind
 	}
 	return "permission"
 }
