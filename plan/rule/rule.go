@@ -68,6 +68,18 @@ func (p *Planner) Plan(ctx context.Context, in plan.Input) (plan.Decision, error
 		return finish(false, reason), nil
 	}
 	st := progress(acts, in.Scene, in.History)
+	// A page that failed to load is not the goal reached, whatever the
+	// steps so far say: close what covers it, then Retry.
+	w0 := &work{goal: in.Goal, sc: in.Scene, fp: in.Scene.Fingerprint(), all: in.History, acts: acts}
+	if step, fin, ok := w0.retryPage(); ok {
+		if fin != nil {
+			return plan.Decision{Finish: fin}, nil
+		}
+		if popup, ok := w0.dismissPopup(); ok {
+			step = popup
+		}
+		return plan.Decision{Steps: append([]plan.PlannedStep{step}, w0.sketchFrom(min(st.current, len(acts)))...)}, nil
+	}
 	if st.current == len(acts) {
 		return finish(true, summary(acts)), nil
 	}
