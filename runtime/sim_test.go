@@ -274,3 +274,35 @@ func TestSimHostileProfileSeeds(t *testing.T) {
 		t.Error("no run met the network error page (fixture: hostile's first results fail half the time)")
 	}
 }
+
+// TestSimSearchEndsOnTheResults: a completed search's last screen is the
+// results, under realistic as under hostile. Issue 12: a submit was judged
+// on the activity the driver reads apart from the dump, so the task ended on
+// the search page still on screen mid-transition, the results unseen.
+func TestSimSearchEndsOnTheResults(t *testing.T) {
+	for _, prof := range []string{"realistic", "hostile"} {
+		for _, loc := range []string{"en", "zh"} {
+			early := 0
+			for seed := int64(1); seed <= 20; seed++ {
+				res, _ := simRun(t, loc, prof, seed, simGoals[loc], Defaults())
+				if res.Status != lifecycle.Completed {
+					continue // the seeds bars above judge success
+				}
+				list := false
+				if sc := res.FinalScene; sc != nil {
+					for _, el := range sc.Elements {
+						if strings.HasSuffix(el.ResourceID, ":id/search_result_list") {
+							list = true
+						}
+					}
+				}
+				if !list {
+					early++
+				}
+			}
+			if early > 0 {
+				t.Errorf("%s %s: %d of 20 completed searches ended on a screen without the results list", prof, loc, early)
+			}
+		}
+	}
+}
