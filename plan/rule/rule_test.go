@@ -200,7 +200,8 @@ func TestPartlyReadableGoalIsRefusedBeforeAnyStep(t *testing.T) {
 		}
 	}
 	// Arguments that contain a separator stay arguments.
-	for goal, want := range map[string]string{"search for salt and pepper": "salt and pepper", "打开设置然后点击蓝牙": "蓝牙"} {
+	for goal, want := range map[string]string{"search for salt and pepper": "salt and pepper", "打开设置然后点击蓝牙": "蓝牙",
+		"打开设置，点击已连接的设备": "已连接的设备", "打开设置，点击已连接的设备，点击使用蓝牙": "使用蓝牙"} {
 		acts, err := parseGoal(goal)
 		if err != nil || acts[len(acts)-1].query+acts[len(acts)-1].label != want {
 			t.Errorf("%q: %v %v, want the last action on %q", goal, acts, err, want)
