@@ -306,3 +306,49 @@ func TestSimSearchEndsOnTheResults(t *testing.T) {
 		}
 	}
 }
+
+// TestSimTapLostUnderASystemDialogIsNotDone: under flaky a tap is dropped
+// and a permission dialog comes up in its place; the dialog's arrival is
+// not the tap's effect (issue 12: "tap About phone" succeeded with Settings
+// still on its main page and the task completed). The step fails at once,
+// without tapping the dialog, the planner dismisses it and taps again: every
+// run ends on the page asked for.
+func TestSimTapLostUnderASystemDialogIsNotDone(t *testing.T) {
+	interrupted := 0
+	for _, row := range []struct{ en, page string }{{"About phone", "about"}, {"Tips & support", "tips"}, {"Display", "display"}} {
+		for seed := int64(1); seed <= 12; seed++ {
+			clk := clock.NewFake(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
+			p, err := sim.New(sim.Config{Profile: "flaky", Seed: seed, Clock: clk})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg := Defaults()
+			cfg.Seed = seed
+			r, err := New(cfg, p.Device(), rule.New(), Options{Clock: clk, Logger: testlog.New(t)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := r.Run(context.Background(), "open Settings, tap "+row.en)
+			for _, s := range res.Steps {
+				if strings.Contains(s.Reason, "system dialog") {
+					interrupted++
+				}
+			}
+			var st struct {
+				Settings struct{ Screen string } `json:"settings"`
+				Granted  []any                   `json:"granted"`
+			}
+			raw, _ := p.State()
+			if err := json.Unmarshal(raw, &st); err != nil {
+				t.Fatal(err)
+			}
+			if res.Status != lifecycle.Completed || st.Settings.Screen != row.page || len(st.Granted) != 0 {
+				t.Errorf("%s seed %d: %s (%s), Settings on %q, granted %v; want the %s page; steps %v",
+					row.en, seed, res.Status, res.Reason, st.Settings.Screen, st.Granted, row.page, intents(res))
+			}
+		}
+	}
+	if interrupted == 0 {
+		t.Error("no step was interrupted by a dialog (fixture: flaky's dropped taps and popups)")
+	}
+}

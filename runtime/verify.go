@@ -73,6 +73,9 @@ func (e *executor) check(ps plan.PlannedStep, call tools.Call, base, after *scen
 		if !ok { // validated before any action; kept so a bug cannot pass
 			return false, fmt.Sprintf("unknown tool %q", call.Name)
 		}
+		if d := e.interruption(base, after); d != "" {
+			return false, fmt.Sprintf("a system dialog (%s) came up over the screen and nothing else changed", d)
+		}
 		return t.Changed(call, e.outcome(base, after))
 	case plan.ExpectApp:
 		if apps.InFront(after.Package, x.App) || (!strings.Contains(x.App, ".") && after.Package != base.Package && after.Package != "") {
@@ -96,6 +99,51 @@ func (e *executor) check(ps plan.PlannedStep, call tools.Call, base, after *scen
 		return false, fmt.Sprintf("no field holds %q", x.Text)
 	}
 	return false, fmt.Sprintf("unknown expectation %q", x.Kind)
+}
+
+// dialogPackages draw the system's own dialogs over any app: permission
+// prompts, App isn't responding (package android), Play services' system
+// update. One of them coming to the front is an interruption, not what a
+// tap in the app did.
+var dialogPackages = []string{"permissioncontroller", "packageinstaller", "com.google.android.gms"}
+
+// systemDialog reports a package that draws the system's dialogs.
+func systemDialog(pkg string) bool {
+	if pkg == "android" {
+		return true
+	}
+	for _, p := range dialogPackages {
+		if strings.Contains(pkg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// interruption names the system dialog that came to the front over the
+// app between base and after while the app's own screen stayed as it was
+// ("" when that is not what happened). The change is then the dialog's,
+// not the action's: a tap that was lost under it must not count as done.
+func (e *executor) interruption(base, after *scene.Scene) string {
+	if base == nil || after == nil || after.Package == base.Package || !systemDialog(after.Package) || systemDialog(base.Package) {
+		return ""
+	}
+	if appPart(base, base.Package) != appPart(after, base.Package) {
+		return ""
+	}
+	return after.Package
+}
+
+// appPart is what the screen shows of package pkg, for comparing it alone.
+func appPart(sc *scene.Scene, pkg string) string {
+	var b strings.Builder
+	for _, el := range sc.Elements {
+		if el.Package != pkg {
+			continue
+		}
+		fmt.Fprintf(&b, "%s|%s|%s|%s|%v|%t\n", el.Class, el.ResourceID, el.Text, el.Desc, el.Bounds, el.Checked)
+	}
+	return b.String()
 }
 
 // tookEffect reports whether an input's effect is already on the screen, so

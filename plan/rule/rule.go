@@ -265,11 +265,13 @@ type work struct {
 }
 
 // failedHere returns the step with this intent that already failed on this
-// very screen: doing it again would fail again.
+// very screen: doing it again would fail again. A step a system dialog
+// interrupted (it ended with the dialog in front) does not count: once the
+// dialog is dismissed the same step can work.
 func (w *work) failedHere(intent string) (plan.StepRecord, bool) {
 	for i := len(w.all) - 1; i >= 0; i-- {
 		r := w.all[i]
-		if r.Status == lifecycle.StepFailed && r.Intent == intent && r.Before == w.fp {
+		if r.Status == lifecycle.StepFailed && r.Intent == intent && r.Before == w.fp && !w.interrupted(r) {
 			return r, true
 		}
 	}
@@ -281,11 +283,26 @@ func (w *work) failedHere(intent string) (plan.StepRecord, bool) {
 func (w *work) failedHereTimes(intent string) int {
 	n := 0
 	for _, r := range w.all {
-		if r.Status == lifecycle.StepFailed && r.Intent == intent && r.Before == w.fp {
+		if r.Status == lifecycle.StepFailed && r.Intent == intent && r.Before == w.fp && !w.interrupted(r) {
 			n++
 		}
 	}
 	return n
+}
+
+// interrupted reports a step that ended with a system dialog in front (a
+// permission prompt, App isn't responding, a system update) that it did
+// not start on.
+func (w *work) interrupted(r plan.StepRecord) bool {
+	pkg := func(fp string) string {
+		for _, sc := range w.scenes {
+			if sc.Fingerprint == fp {
+				return sc.Package
+			}
+		}
+		return ""
+	}
+	return r.After != r.Before && systemDialogPackage(pkg(r.After)) && !systemDialogPackage(pkg(r.Before))
 }
 
 // count is how many steps of the current action had this intent.

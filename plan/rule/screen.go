@@ -53,6 +53,11 @@ func containsAny(s string, words []string) bool {
 	return false
 }
 
+// systemDialogPackage reports the packages of the system's own dialogs.
+func systemDialogPackage(pkg string) bool {
+	return pkg == "android" || containsAny(strings.ToLower(pkg), []string{"permissioncontroller", "packageinstaller", "com.google.android.gms"})
+}
+
 // inPopup reports whether el lies inside a popup-like container (itself
 // included), or in a window of a permission prompt.
 func inPopup(sc *scene.Scene, el scene.Element) bool {
