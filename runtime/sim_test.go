@@ -352,3 +352,47 @@ func TestSimTapLostUnderASystemDialogIsNotDone(t *testing.T) {
 		t.Error("no step was interrupted by a dialog (fixture: flaky's dropped taps and popups)")
 	}
 }
+
+// TestSimLaunchUnderASystemDialog: a permission dialog that comes up over
+// an app just launched does not make the launch fail ("Clock is not in
+// front (foreground: permissioncontroller)" three times, then the task):
+// the app is in front under it, and the planner dismisses it.
+func TestSimLaunchUnderASystemDialog(t *testing.T) {
+	goal := "open Settings, tap Display, tap Dark theme, then open Clock, tap Add alarm, type 6 into Hour, type 15 into Minute, tap OK"
+	for seed := int64(1); seed <= 12; seed++ {
+		clk := clock.NewFake(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
+		p, err := sim.New(sim.Config{Profile: "flaky", Seed: seed, Clock: clk})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := Defaults()
+		cfg.Seed = seed
+		r, err := New(cfg, p.Device(), rule.New(), Options{Clock: clk, Logger: testlog.New(t)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := r.Run(context.Background(), goal)
+		var st struct {
+			Settings struct {
+				Dark bool `json:"dark_theme"`
+			} `json:"settings"`
+			Clock struct {
+				Alarms []struct {
+					Hour, Minute int
+					Enabled      bool
+				} `json:"alarms"`
+			} `json:"clock"`
+		}
+		raw, _ := p.State()
+		if err := json.Unmarshal(raw, &st); err != nil {
+			t.Fatal(err)
+		}
+		alarm := false
+		for _, a := range st.Clock.Alarms {
+			alarm = alarm || (a.Hour == 6 && a.Minute == 15)
+		}
+		if res.Status != lifecycle.Completed || !st.Settings.Dark || !alarm {
+			t.Errorf("seed %d: %s (%s), dark %t, alarm 6:15 %t; steps %v", seed, res.Status, res.Reason, st.Settings.Dark, alarm, intents(res))
+		}
+	}
+}

@@ -78,7 +78,13 @@ func (e *executor) check(ps plan.PlannedStep, call tools.Call, base, after *scen
 		}
 		return t.Changed(call, e.outcome(base, after))
 	case plan.ExpectApp:
-		if apps.InFront(after.Package, x.App) || (!strings.Contains(x.App, ".") && after.Package != base.Package && after.Package != "") {
+		if apps.InFront(after.Package, x.App) || (!strings.Contains(x.App, ".") && after.Package != base.Package && after.Package != "" && !systemDialog(after.Package)) {
+			return true, ""
+		}
+		if systemDialog(after.Package) && appUnder(after, x.App) {
+			// The app is in front, under a system dialog that came up
+			// over it: launching again would not help; the planner
+			// dismisses the dialog.
 			return true, ""
 		}
 		return false, fmt.Sprintf("%s is not in front (foreground: %s)", x.App, after.Package)
@@ -132,6 +138,16 @@ func (e *executor) interruption(base, after *scene.Scene) string {
 		return ""
 	}
 	return after.Package
+}
+
+// appUnder reports a screen showing app's window (under a dialog).
+func appUnder(sc *scene.Scene, app string) bool {
+	for _, el := range sc.Elements {
+		if el.Package != sc.Package && apps.InFront(el.Package, app) {
+			return true
+		}
+	}
+	return false
 }
 
 // appPart is what the screen shows of package pkg, for comparing it alone.
