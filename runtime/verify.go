@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -99,6 +100,14 @@ func (e *executor) check(ps plan.PlannedStep, call tools.Call, base, after *scen
 		}
 		return false, describe(x.Target) + " is still on the screen"
 	case plan.ExpectFieldText:
+		if f, ok := actedField(call, base, after); ok {
+			// The field the call typed into, not any field: a focus tap
+			// that was lost sends the text to the field focused before.
+			if sameText(f.Text, x.Text) {
+				return true, ""
+			}
+			return false, fmt.Sprintf("the field typed into holds %q, not %q", f.Text, x.Text)
+		}
 		if tools.FieldHolds(after, x.Text) {
 			return true, ""
 		}
@@ -173,7 +182,42 @@ func (e *executor) tookEffect(ps plan.PlannedStep, t *tools.Tool, call tools.Cal
 			return false
 		}
 	}
+	if ps.Expect.Kind == plan.ExpectFieldText {
+		if f, ok := actedField(call, base, cur); ok && !sameText(f.Text, ps.Expect.Text) {
+			// The text may be in another field (the focus tap was lost):
+			// typing again into this one is not typing it twice.
+			return false
+		}
+	}
 	return t.TookEffect(call, e.outcome(base, cur))
+}
+
+// actedField finds on after the editable field the call names by index on
+// base (same resource id and bounds), if base has it and after still shows
+// it.
+func actedField(call tools.Call, base, after *scene.Scene) (scene.Element, bool) {
+	var a struct {
+		Element *int `json:"element"`
+	}
+	if base == nil || after == nil || json.Unmarshal(call.Args, &a) != nil || a.Element == nil ||
+		*a.Element < 0 || *a.Element >= len(base.Elements) {
+		return scene.Element{}, false
+	}
+	want := base.Elements[*a.Element]
+	if !want.Editable {
+		return scene.Element{}, false
+	}
+	for _, el := range after.Elements {
+		if el.Editable && el.Bounds == want.Bounds && el.ResourceID == want.ResourceID {
+			return el, true
+		}
+	}
+	return scene.Element{}, false
+}
+
+func sameText(a, b string) bool {
+	norm := func(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
+	return norm(a) == norm(b)
 }
 
 func describe(sel scene.Selector) string {
