@@ -182,6 +182,13 @@ func (e *executor) tookEffect(ps plan.PlannedStep, t *tools.Tool, call tools.Cal
 			return false
 		}
 	}
+	if t.Press() && toastShown(cur) {
+		// A toast is the app's answer to a press ("Added to cart"): with
+		// one on the screen the press most likely landed even though
+		// nothing else changed (the same toast already showed), and
+		// pressing again would do it again (issue 12: a cart of 8).
+		return true
+	}
 	if ps.Expect.Kind == plan.ExpectFieldText {
 		if f, ok := actedField(call, base, cur); ok && !sameText(f.Text, ps.Expect.Text) {
 			// The text may be in another field (the focus tap was lost):
@@ -190,6 +197,30 @@ func (e *executor) tookEffect(ps plan.PlannedStep, t *tools.Tool, call tools.Cal
 		}
 	}
 	return t.TookEffect(call, e.outcome(base, cur))
+}
+
+// toastShown reports a toast on the screen: an android:id/message text in
+// a window with nothing to press (an AlertDialog's message has buttons).
+func toastShown(sc *scene.Scene) bool {
+	if sc == nil {
+		return false
+	}
+	for _, el := range sc.Elements {
+		if el.ResourceID != "android:id/message" || !sc.Visible(el) {
+			continue
+		}
+		pressable := false
+		for _, o := range sc.Elements {
+			if o.Window == el.Window && (o.Clickable || o.LongClickable || o.Editable) {
+				pressable = true
+				break
+			}
+		}
+		if !pressable {
+			return true
+		}
+	}
+	return false
 }
 
 // actedField finds on after the editable field the call names by index on
