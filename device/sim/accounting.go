@@ -14,10 +14,13 @@ func (p *Phone) Dumps() int {
 }
 
 // ReadyAt is the moment the current screen is final: no transition,
-// loading spinner, splash or pending popup still to come from the inputs
-// already made (now when idle). A toast fading out does not count: it
-// changes nothing an agent acts on. The floor's oracle loop waits exactly
-// until it, so every delay a profile adds must be a term here.
+// loading spinner or splash still to come from the inputs already made
+// (now when idle). A toast fading out does not count: it changes nothing an
+// agent acts on. Nor does a popup scheduled to come later: the fastest agent
+// does not wait for it, it goes on and closes it when it shows (waiting
+// would raise the floor and flatter every ratio to it). The floor's oracle
+// loop waits exactly until ReadyAt, so every delay a profile adds to the
+// screen must be a term here.
 func (p *Phone) ReadyAt() time.Time {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -30,10 +33,7 @@ func (p *Phone) ReadyAt() time.Time {
 		}
 	}
 	if p.anim != nil {
-		later(p.anim.start.Add(p.prof.transition))
-	}
-	if p.pending != nil {
-		later(p.pending.at)
+		later(p.anim.end()) // hostile varies each transition's length
 	}
 	if tb, ok := p.fgApp().(*taobaoApp); ok {
 		later(tb.splashUntil)

@@ -117,3 +117,26 @@ func shows(p *Phone, id string) bool {
 	}
 	return false
 }
+
+// Under hostile each transition has its own length, and ReadyAt is its
+// end; a popup scheduled for later does not hold ReadyAt back (the fastest
+// agent goes on and closes it when it shows).
+func TestReadyAtFollowsTheTransitionNotAPopupToCome(t *testing.T) {
+	for seed := int64(1); seed <= 40; seed++ {
+		fc := clock.NewFake(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
+		p := newTestPhone(t, Config{Profile: "hostile", Seed: seed, Clock: fc})
+		if err := p.Device().LaunchApp(context.Background(), "Settings"); err != nil {
+			t.Fatal(err)
+		}
+		p.mu.Lock()
+		anim, pending := p.anim, p.pending
+		p.mu.Unlock()
+		if anim == nil {
+			t.Fatalf("seed %d: a launch without a transition", seed)
+		}
+		if got := p.ReadyAt(); !got.Equal(anim.end()) {
+			t.Fatalf("seed %d: ReadyAt in %v, the transition ends in %v (pending popup: %v)",
+				seed, got.Sub(fc.Now()), anim.end().Sub(fc.Now()), pending != nil)
+		}
+	}
+}
