@@ -14,9 +14,11 @@ func (p *Phone) Dumps() int {
 }
 
 // ReadyAt is the moment the current screen is final: no transition,
-// loading spinner, splash or pending popup still to come from the inputs
-// already made (now when idle). A toast fading out does not count: it
-// changes nothing an agent acts on. The floor's oracle loop waits exactly
+// loading spinner or splash still to come from the inputs already made
+// (now when idle). A toast fading out does not count: it changes nothing
+// an agent acts on. Nor does a popup that is due but not shown yet: an
+// agent that finishes before it comes never sees it, so waiting for it is
+// not inherent (the floor would be slower than a fast agent). The floor's oracle loop waits exactly
 // until it, so every delay a profile adds must be a term here.
 func (p *Phone) ReadyAt() time.Time {
 	p.mu.Lock()
@@ -31,9 +33,6 @@ func (p *Phone) ReadyAt() time.Time {
 	}
 	if p.anim != nil {
 		later(p.anim.start.Add(p.prof.transition))
-	}
-	if p.pending != nil {
-		later(p.pending.at)
 	}
 	if tb, ok := p.fgApp().(*taobaoApp); ok {
 		later(tb.splashUntil)
