@@ -18,15 +18,7 @@ var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 	"ratio": ratioText,
 	"secs":  func(ms float64) string { return fmt.Sprintf("%.1f s", ms/1000) },
 	"float": func(n int64) float64 { return float64(n) },
-	"addf":  func(a, b float64) float64 { return a + b },
 	"sub":   func(a, b int) int { return a - b },
-	"rowEnd": func(r barRow) float64 {
-		if len(r.Bars) == 0 {
-			return float64(r.Y)
-		}
-		last := r.Bars[len(r.Bars)-1]
-		return last.Y + last.H
-	},
 	"cellColor": func(s Summary) template.CSS {
 		if s.Runs == 0 {
 			return "background:#f1f3f5;color:#adb5bd"
@@ -123,6 +115,9 @@ type failureGroup struct {
 	Runs []Record
 }
 
+// floorColor is the floor's bar.
+const floorColor = "#adb5bd"
+
 var policyColors = map[string]string{
 	PolicyRule: "#7950f2", PolicyReference: "#1c7ed6", PolicyPeerLoop: "#f08c00", PolicyAI: "#2b8a3e",
 }
@@ -214,8 +209,16 @@ func (r *Report) headlines() []headline {
 func (r *Report) bars() barChart {
 	prof := r.barProfile()
 	c := barChart{Profile: prof, Colors: policyColors}
+	ran := map[string]bool{}
+	for _, rec := range r.Records {
+		if rec.Profile == prof {
+			ran[rec.Policy] = true
+		}
+	}
 	for _, pol := range r.Policies {
-		c.Policies = append(c.Policies, pol)
+		if ran[pol] {
+			c.Policies = append(c.Policies, pol)
+		}
 	}
 	type acc struct{ sum, n float64 }
 	mean := map[[2]string]*acc{}
@@ -251,8 +254,13 @@ func (r *Report) bars() barChart {
 			maxMS = math.Max(maxMS, a.sum/a.n)
 		}
 	}
-	const labelW, chartW, barH, gap = 250.0, 820.0, 9.0, 10.0
-	rowH := float64(len(c.Policies))*barH + gap
+	for _, f := range floor {
+		if f.n > 0 {
+			maxMS = math.Max(maxMS, f.sum/f.n)
+		}
+	}
+	const labelW, chartW, barH, gap = 250.0, 820.0, 12.0, 12.0
+	rowH := float64(len(c.Policies)+1)*barH + gap
 	y := 24.0
 	for _, t := range r.Tasks {
 		f := floor[t]
@@ -260,8 +268,11 @@ func (r *Report) bars() barChart {
 			continue
 		}
 		row := barRow{Task: t, FloorMS: f.sum / f.n, Y: int(y)}
+		fw := row.FloorMS / maxMS * chartW
+		row.Bars = append(row.Bars, bar{Policy: "floor", X: labelW, W: math.Max(1, fw), Y: y, H: barH - 2, Color: floorColor,
+			Label: fmt.Sprintf("%.1f s", row.FloorMS/1000)})
 		for i, pol := range c.Policies {
-			b := bar{Policy: pol, X: labelW, Y: y + float64(i)*barH, H: barH - 2, Color: policyColors[pol]}
+			b := bar{Policy: pol, X: labelW, Y: y + float64(i+1)*barH, H: barH - 2, Color: policyColors[pol]}
 			a := mean[[2]string{t, pol}]
 			if a == nil || a.n == 0 {
 				b.Missing = true
@@ -281,9 +292,6 @@ func (r *Report) bars() barChart {
 		}
 		c.Rows = append(c.Rows, row)
 		y += rowH
-	}
-	for i := range c.Rows {
-		c.Rows[i].FloorMS = c.Rows[i].FloorMS / maxMS * chartW
 	}
 	step := niceStep(maxMS / 1000)
 	for s := 0.0; s <= maxMS/1000+1e-9; s += step {
