@@ -78,7 +78,11 @@ func (a *contactsApp) back() bool {
 }
 
 func (a *contactsApp) state() any {
-	return map[string]any{"screen": a.screen(), "contacts": append([]contact{}, a.people...)}
+	st := map[string]any{"screen": a.screen(), "contacts": append([]contact{}, a.people...)}
+	if top := a.top(); top.name == "detail" && top.index >= 0 && top.index < len(a.people) {
+		st["open"] = a.people[top.index].Name
+	}
+	return st
 }
 
 func ctid(s string) string { return "com.android.contacts:id/" + s }

@@ -110,7 +110,11 @@ func (a *messagesApp) state() any {
 	for _, c := range a.convs {
 		convs = append(convs, c.With)
 	}
-	return map[string]any{"screen": a.screen(), "sent": sent, "conversations": convs}
+	st := map[string]any{"screen": a.screen(), "sent": sent, "conversations": convs}
+	if top := a.top(); top.name == "conversation" && top.index >= 0 && top.index < len(a.convs) {
+		st["open"] = a.convs[top.index].With
+	}
+	return st
 }
 
 func msid(s string) string { return "com.google.android.apps.messaging:id/" + s }

@@ -212,6 +212,7 @@ func (t *taobaoApp) state() any {
 		"orders":      nonNilOrders(t.orders),
 		"popup":       t.promo,
 		"login":       t.login,
+		"history":     nonNil(append([]string(nil), t.history...)),
 	}
 	top := t.top()
 	switch top.name {

@@ -40,6 +40,9 @@ var allowedImports = map[string][]string{
 	"api":                       {"task", "runtime", "storage", "device", "scene", "plan", "tools", "internal/*", "task/lifecycle"},
 	// The vocabulary of a task's life: statuses, causes, event and step types.
 	"task/lifecycle": nil,
+	// phonebench's task definitions; its tests also drive plan/rule and
+	// the safety gate on the simulator.
+	"phonebench/tasks": {"device/sim", "task/lifecycle", "device", "scene", "plan", "plan/rule", "safety", "tools", "internal/clock"},
 	// The task service: queue, recorder, recovery, ownership.
 	"task":           {"runtime", "storage", "device", "scene", "plan", "tools", "internal/*", "task/lifecycle"},
 	"cmd/phonepilot": {"*"},

@@ -24,6 +24,7 @@ type State struct {
 	Installed  []string `json:"installed"`
 	Taobao     *struct {
 		Screen     string   `json:"screen"`
+		History    []string `json:"history"`
 		LastSearch string   `json:"last_search"`
 		Searches   []string `json:"searches"`
 		Cart       []Item   `json:"cart"`
@@ -42,6 +43,7 @@ type State struct {
 	} `json:"settings"`
 	Contacts *struct {
 		Screen   string `json:"screen"`
+		Open     string `json:"open"`
 		Contacts []struct {
 			Name  string `json:"name"`
 			Phone string `json:"phone"`
@@ -54,6 +56,7 @@ type State struct {
 			Text string `json:"text"`
 		} `json:"sent"`
 		Conversations []string `json:"conversations"`
+		Open          string   `json:"open"`
 	} `json:"messages"`
 	Clock *struct {
 		Screen string  `json:"screen"`

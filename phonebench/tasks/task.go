@@ -53,6 +53,11 @@ type Task struct {
 	Check     func(state []byte, params map[string]string) error
 	WantCause lifecycle.Cause // Impossible: the cause the run must end with
 	MaxSteps  int             // 0 = runtime default
+	// Approvals, for an Approval task, is how many times the safety gate
+	// stops the script for a person (0 = 1): a purchase through "Buy now"
+	// stops at Buy now and again at Pay now. The harness approves each;
+	// Check fails until the last one has run.
+	Approvals int
 }
 
 // Step is one intent of the script. The decision-maker turns it into one tool call of
