@@ -95,3 +95,53 @@ func TestSimScrollsToRowsBelowTheFold(t *testing.T) {
 		}
 	}
 }
+
+// TestSimScrollToFindAfterLaunchUnderRealistic is issue 12's scroll bug:
+// under the realistic profile a launch's settle took Settings while its
+// list was still empty (caught mid-transition), so the planner scrolled
+// looking for a row that was on the first screen, passed it and failed
+// ("could not find Network & internet … the screen did not change"). On
+// simulated time over several seeds, every row, above or below the fold,
+// is reached with scrolls that each moved the list at their first attempt,
+// and the right page opens.
+func TestSimScrollToFindAfterLaunchUnderRealistic(t *testing.T) {
+	rows := append([]struct{ page, en, zh string }{
+		{"network", "Network & internet", "网络和互联网"},
+		{"connected", "Connected devices", "已连接的设备"},
+		{"notifications", "Notifications", "通知"},
+	}, belowTheFold[0], belowTheFold[4])
+	for _, row := range rows {
+		for seed := int64(1); seed <= 6; seed++ {
+			clk := clock.NewFake(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC))
+			p, err := sim.New(sim.Config{Profile: "realistic", Seed: seed, Clock: clk})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg := Defaults()
+			cfg.Seed = seed
+			r, err := New(cfg, p.Device(), rule.New(), Options{Clock: clk, Logger: testlog.New(t)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := r.Run(context.Background(), "open Settings and tap "+row.en)
+			for _, s := range res.Steps {
+				if s.Call.Name == tools.Scroll && (len(s.Attempts) != 1 || !s.Changed) {
+					t.Errorf("%s seed %d: step %d %q: %d attempts, changed %t", row.en, seed, s.Number, s.Intent, len(s.Attempts), s.Changed)
+				}
+			}
+			var st struct {
+				Settings struct {
+					Screen string `json:"screen"`
+				} `json:"settings"`
+			}
+			raw, _ := p.State()
+			if err := json.Unmarshal(raw, &st); err != nil {
+				t.Fatal(err)
+			}
+			if res.Status != lifecycle.Completed || st.Settings.Screen != row.page {
+				t.Errorf("%s seed %d: %s (%s), Settings on %q, want %q; steps %v", row.en, seed, res.Status, res.Reason,
+					st.Settings.Screen, row.page, intents(res))
+			}
+		}
+	}
+}

@@ -28,6 +28,12 @@ import (
 //     indicator (a spinner, "Loading…", an app window with nothing to use).
 //     This is what ends the wait when the action changed nothing (a dropped
 //     tap) or changed something other than what was expected.
+//
+// A screen still drawing (an app list with no rows yet: drawing) is neither
+// an outcome nor stable until it has stayed so for the effect window: a
+// launch that ended on Settings before its rows were drawn had the planner
+// scroll past rows it never saw (issue 12), while a list that really is
+// empty costs only that window.
 //   - the SettleTimeout cap: the last Scene read is returned.
 //
 // A read that fails the way an animating screen does (perception.Retryable)
@@ -47,7 +53,8 @@ func (e *executor) settle(ctx context.Context, pre *scene.Scene, shows func(*sce
 	}
 	var (
 		last   *scene.Scene
-		lastFP string // of the previous read; "" after a failed read
+		lastFP string    // of the previous read; "" after a failed read
+		since  time.Time // when the screen first read as lastFP
 		out    *scene.Scene
 	)
 	done, err := e.poll(ctx, poll{
@@ -57,11 +64,19 @@ func (e *executor) settle(ctx context.Context, pre *scene.Scene, shows func(*sce
 			case err == nil:
 				e.last = sc
 				fp := e.fp(sc)
-				if fp != preFP && !loading(sc) && shows != nil && shows(sc) {
+				now := e.clock.Now()
+				if fp != lastFP {
+					since = now
+				}
+				busy := loading(sc)
+				if drawing(sc) && now.Sub(since) < e.effectWindow() {
+					busy = true
+				}
+				if fp != preFP && !busy && shows != nil && shows(sc) {
 					out = sc
 					return true, nil
 				}
-				if last != nil && fp == lastFP && !loading(sc) {
+				if last != nil && fp == lastFP && !busy {
 					out = sc
 					return true, nil
 				}
@@ -91,6 +106,28 @@ func (e *executor) settle(ctx context.Context, pre *scene.Scene, shows func(*sce
 	}
 	e.log.Debug("screen did not settle within the cap", "cap", e.cfg.SettleTimeout)
 	return last, nil
+}
+
+// drawing reports an app screen caught while its lists are still being
+// filled: a visible scrollable container of the app with nothing inside it.
+// A real empty list looks the same, so this only delays (see settle).
+func drawing(sc *scene.Scene) bool {
+	for _, el := range sc.Elements {
+		if !el.Scrollable || !sc.Visible(el) || (el.Package != "" && sc.Package != "" && el.Package != sc.Package) {
+			continue
+		}
+		empty := true
+		for _, k := range sc.Elements {
+			if k.Parent == el.Index && sc.Visible(k) {
+				empty = false
+				break
+			}
+		}
+		if empty {
+			return true
+		}
+	}
+	return false
 }
 
 // settleInterval is the pause between two observations while settling:

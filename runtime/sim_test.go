@@ -149,3 +149,64 @@ func TestSimCancelWhileTypingLeavesNoText(t *testing.T) {
 		t.Errorf("after cancel the phone holds query %q, last search %q; want nothing typed", st.Taobao.Query, st.Taobao.LastSearch)
 	}
 }
+
+// TestSimPartlyReadableGoalTouchesNothing: the rule planner refuses "open
+// Settings and turn on Bluetooth" before the phone is touched (issue 12: it
+// used to launch first and fail halfway).
+func TestSimPartlyReadableGoalTouchesNothing(t *testing.T) {
+	for loc, goal := range map[string]string{"en": "open Settings and turn on Bluetooth", "zh": "打开设置并打开蓝牙"} {
+		clk := clock.NewFake(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC))
+		p, err := sim.New(sim.Config{Locale: loc, Clock: clk})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := New(Defaults(), p.Device(), rule.New(), Options{Clock: clk, Logger: testlog.New(t)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := r.Run(context.Background(), goal)
+		var st struct {
+			Foreground string   `json:"foreground"`
+			Recents    []string `json:"recents"`
+		}
+		raw, _ := p.State()
+		if err := json.Unmarshal(raw, &st); err != nil {
+			t.Fatal(err)
+		}
+		if res.Status != lifecycle.Failed || res.Cause != lifecycle.CauseGoalNotUnderstood || len(res.Steps) != 0 || len(st.Recents) != 0 {
+			t.Errorf("%q: %s/%s (%s) after %d steps, apps started %v; want goal_not_understood with the phone untouched",
+				goal, res.Status, res.Cause, res.Reason, len(res.Steps), st.Recents)
+		}
+	}
+}
+
+// TestSimGoalInAnotherLanguageSaysSo: a Chinese goal on an English phone
+// (and the reverse) that cannot find its target says the languages differ
+// and what the screen shows; a target missing in the phone's own language
+// does not.
+func TestSimGoalInAnotherLanguageSaysSo(t *testing.T) {
+	cases := []struct {
+		locale, goal string
+		want         []string // in the reason
+	}{
+		{"en", "点击设置", []string{`"设置"`, "the goal is in Chinese but the phone's screen is in English", `"Settings"`, "(en)"}},
+		{"en", "打开设置，点击系统", []string{`"系统"`, "the goal is in Chinese but the phone's screen is in English", `"Search settings"`}},
+		{"zh", "tap Settings", []string{"the goal is in English but the phone's screen is in Chinese", `"设置"`, "(zh)"}},
+	}
+	for _, c := range cases {
+		res, _ := simRun(t, c.locale, "", 1, c.goal, Defaults())
+		if res.Status != lifecycle.Failed {
+			t.Errorf("%s %q: %s (%s), want failed", c.locale, c.goal, res.Status, res.Reason)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(res.Reason, w) {
+				t.Errorf("%s %q: reason %q lacks %q", c.locale, c.goal, res.Reason, w)
+			}
+		}
+	}
+	res, _ := simRun(t, "en", "", 1, "open Settings and tap Teleport", Defaults())
+	if res.Status != lifecycle.Failed || strings.Contains(res.Reason, "the goal is in") {
+		t.Errorf("same language: %s (%s); no language note expected", res.Status, res.Reason)
+	}
+}

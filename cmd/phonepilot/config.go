@@ -52,7 +52,7 @@ import (
 //
 //	[sim]
 //	locale  = "en"             # en or zh                (PHONEPILOT_SIM_LOCALE, --sim-locale)
-//	profile = ""               # "", realistic, slow, flaky, injected (PHONEPILOT_SIM_PROFILE, --sim-profile)
+//	profile = ""               # "", realistic, slow, flaky, injected, hostile (PHONEPILOT_SIM_PROFILE, --sim-profile)
 //	seed    = 1                # PHONEPILOT_SIM_SEED, --sim-seed
 //
 //	[adb]

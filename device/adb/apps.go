@@ -55,7 +55,7 @@ func ResolveApp(app string, installed []string) (string, error) {
 			return app, nil
 		}
 		if _, known := apps.Lookup(app); !known {
-			return "", fmt.Errorf("adb: package %s is not installed: %w", app, device.ErrAppNotFound)
+			return "", fmt.Errorf("adb: package %s is not installed: %w; %s", app, device.ErrAppNotFound, closest(app, installed))
 		}
 	}
 	if a, ok := apps.Lookup(app); ok {
@@ -64,7 +64,7 @@ func ResolveApp(app string, installed []string) (string, error) {
 				return p, nil
 			}
 		}
-		return "", fmt.Errorf("adb: %s (%s) is not installed: %w", app, strings.Join(a.Packages, " or "), device.ErrAppNotFound)
+		return "", fmt.Errorf("adb: %s (%s) is not installed: %w; %s", app, strings.Join(a.Packages, " or "), device.ErrAppNotFound, closest(app, installed))
 	}
 	key := apps.Key(app)
 	if key == "" {
@@ -87,12 +87,22 @@ func ResolveApp(app string, installed []string) (string, error) {
 	sort.Strings(matches)
 	switch len(matches) {
 	case 0:
-		return "", fmt.Errorf("adb: no installed app matches %q: %w", app, device.ErrAppNotFound)
+		return "", fmt.Errorf("adb: no installed app matches %q: %w; %s", app, device.ErrAppNotFound, closest(app, installed))
 	case 1:
 		return matches[0], nil
 	}
 	return "", fmt.Errorf("adb: %q matches several installed packages (%s); name the package: %w",
 		app, strings.Join(matches, ", "), device.ErrAppNotFound)
+}
+
+// closest names the installed apps nearest to app for an "app not found"
+// error: by the table's names for their packages, else the packages.
+func closest(app string, installed []string) string {
+	as := make([]apps.Installed, 0, len(installed))
+	for _, p := range installed {
+		as = append(as, apps.Installed{Package: p, Names: apps.NamesOf(p)})
+	}
+	return apps.ClosestText(app, as)
 }
 
 // Packages lists the installed packages (`pm list packages`).

@@ -6,6 +6,8 @@ import (
 	"hash/crc32"
 	"strings"
 	"testing"
+
+	"phonepilot/device"
 )
 
 // Excerpts of `dumpsys window` as different Android versions print it.
@@ -224,6 +226,15 @@ func TestResolveApp(t *testing.T) {
 		}
 		if err != nil || got != c.want {
 			t.Errorf("ResolveApp(%q) = %q, %v; want %q", c.app, got, err, c.want)
+		}
+	}
+	// Not installed: still device.ErrAppNotFound, naming the closest
+	// installed apps by the table's names.
+	for app, want := range map[string]string{"Setings": "Settings (com.android.settings)", "FireFox Beta": "Firefox (org.mozilla.firefox)",
+		"Quux": "no installed app has a name close to"} {
+		_, err := ResolveApp(app, installed)
+		if !errors.Is(err, device.ErrAppNotFound) || !strings.Contains(err.Error(), want) {
+			t.Errorf("ResolveApp(%q) = %v; want device.ErrAppNotFound naming %q", app, err, want)
 		}
 	}
 }

@@ -13,7 +13,10 @@
 // idle-state dump failures and dump latency. Same seed and same inputs give
 // the same sequence of dumps. The injected profile adds no faults: it puts
 // the screens that try to steer an agent (a product description, a fake
-// system dialog, a text message) in the agent's path.
+// system dialog, a text message) in the agent's path. The hostile profile
+// is realistic, slower, plus interruptions (permission dialogs, App isn't
+// responding, a system update, a network error page) and the injected
+// screens (hostile.go).
 package sim
 
 import (
@@ -27,6 +30,7 @@ import (
 	"sync"
 	"time"
 
+	"phonepilot/apps"
 	"phonepilot/device"
 	"phonepilot/internal/clock"
 )
@@ -116,8 +120,9 @@ type Phone struct {
 	files    map[string]*memFile
 	dumps    int
 	orderSeq int
-	codeSeq  int      // verification codes sent (Taobao's login)
-	granted  []grant  // permissions granted, in order
+	codeSeq  int     // verification codes sent (Taobao's login)
+	granted  []grant // permissions granted, in order
+	hostile  hostileState
 	shot     lastShot // the last rendering, reused while the screen is unchanged
 }
 
@@ -178,6 +183,7 @@ func (p *Phone) resetLocked() {
 	p.orderSeq = 0
 	p.codeSeq = 0
 	p.granted = nil
+	p.hostile = hostileState{}
 }
 
 // Model names the phone for the adb banner (ro.product.name, .model, .device).
@@ -337,18 +343,26 @@ func (p *Phone) act(isTap bool, fn func()) {
 	now := p.now()
 	dropDraw, popupDraw, idleDraw := p.rng.Float64(), p.rng.Float64(), p.rng.Float64()
 	delayDraw := p.rng.Float64()
+	var h hostileDraws
+	if p.prof.hostile {
+		h = p.drawHostile()
+	}
 	if isTap && dropDraw < p.prof.dropProb {
 		p.log.Debug("sim: tap dropped (profile)", "profile", p.prof.name)
 		return
 	}
 	before := p.screenKey()
+	tbBefore := p.taobaoTop()
 	var old []*node
 	if p.prof.transition > 0 {
 		old = p.windowsAt(now, false)
 	}
 	fn()
 	if after := p.screenKey(); after != before && p.prof.transition > 0 {
-		p.anim = &transition{start: now, old: old, idle: idleDraw < p.prof.idleProb, nullRoot: idleDraw > 1-p.prof.nullRootProb}
+		p.anim = &transition{start: now, dur: p.prof.transition, old: old, idle: idleDraw < p.prof.idleProb, nullRoot: idleDraw > 1-p.prof.nullRootProb}
+	}
+	if p.prof.hostile {
+		p.hostileAfter(now, h, tbBefore)
 	}
 	if p.pending == nil && p.popup == nil && popupDraw < p.prof.popupProb {
 		at := now.Add(p.prof.transition + time.Duration(delayDraw*float64(1500*time.Millisecond)))
@@ -435,7 +449,7 @@ func (p *Phone) keyLocked(code int) {
 	p.act(false, func() {
 		switch code {
 		case keyHome:
-			p.popup = nil
+			p.closePopup("home")
 			p.goHome()
 		case keyBack, keyEscape:
 			p.back()
@@ -473,7 +487,7 @@ func (p *Phone) keyLocked(code int) {
 func (p *Phone) back() {
 	switch {
 	case p.popup != nil:
-		p.popup = nil
+		p.closePopup("back")
 	case p.overview:
 		p.overview = false
 	case p.fgApp() != nil:
@@ -507,13 +521,28 @@ func (p *Phone) setTextLocked(text string) bool {
 func (p *Phone) launchLocked(name string) error {
 	a := p.resolveApp(name)
 	if a == nil {
-		return fmt.Errorf("launch %q: %w", name, device.ErrAppNotFound)
+		return fmt.Errorf("launch %q: %w; %s", name, device.ErrAppNotFound, apps.ClosestText(name, p.installed()))
 	}
 	p.act(false, func() {
-		p.popup = nil
+		p.closePopup("launch")
 		p.launch(a)
 	})
 	return nil
+}
+
+// installed lists the installed apps with their labels in the phone's
+// locale first, for "app not found" errors.
+func (p *Phone) installed() []apps.Installed {
+	out := make([]apps.Installed, 0, len(p.apps))
+	for _, a := range p.apps {
+		v := strings2[a.labelKey()]
+		first, other := v[0], v[1]
+		if p.zh() {
+			first, other = other, first
+		}
+		out = append(out, apps.Installed{Package: a.pkg(), Names: []string{first, other}})
+	}
+	return out
 }
 
 // focusedField finds the focused editable on the current screen.
@@ -543,7 +572,7 @@ func (p *Phone) windowsAt(now time.Time, dump bool) []*node {
 	p.settle(now)
 	if dump && p.anim != nil {
 		el := now.Sub(p.anim.start)
-		if el < time.Duration(float64(p.prof.transition)*p.prof.oldFrac) && p.anim.old != nil {
+		if el < time.Duration(float64(p.anim.dur)*p.prof.oldFrac) && p.anim.old != nil {
 			return p.anim.old
 		}
 		ws := p.buildWindows(now)
@@ -557,16 +586,14 @@ func (p *Phone) windowsAt(now time.Time, dump bool) []*node {
 
 // settle retires a finished transition and shows a due popup.
 func (p *Phone) settle(now time.Time) {
-	if p.anim != nil && now.Sub(p.anim.start) >= p.prof.transition {
+	if p.anim != nil && !now.Before(p.anim.end()) {
 		p.anim = nil
 	}
 	if p.pending != nil && !now.Before(p.pending.at) {
 		pp := p.pending
 		p.pending = nil
 		if a := p.fgApp(); a != nil {
-			pp.pkg = a.pkg()
-			pp.ad = a.pkg() == taobaoPkg
-			p.popup = pp
+			p.showPopup(pp, a.pkg())
 		}
 	}
 	if !p.toast.until.IsZero() && !now.Before(p.toast.until) {
@@ -577,8 +604,8 @@ func (p *Phone) settle(now time.Time) {
 func (p *Phone) buildWindows(now time.Time) []*node {
 	c := p.ui(now)
 	var ws []*node
-	if p.popup != nil && !p.popup.ad && !p.popup.fake {
-		ws = append(ws, p.permissionWindow(c))
+	if w := p.dialogWindow(c); w != nil {
+		ws = append(ws, w)
 	}
 	ws = append(ws, p.statusBar(c), p.navBar(c))
 	if p.toast.text != "" {
@@ -605,7 +632,7 @@ func (p *Phone) appWindow(c *ui) *node {
 	if a == nil {
 		return windowRoot(launcherPkg, full, full, c.pal.bg, p.launcherScreen(c)...)
 	}
-	kids := a.build(c)
+	kids := p.appContent(a, c)
 	if p.popup != nil && p.popup.ad {
 		kids = append(kids, p.adPopup(c))
 	}

@@ -38,6 +38,15 @@ type profile struct {
 	// the fake "System update" dialog on Clock's cold start, the message
 	// asking for the contacts in Mom's conversation.
 	inject bool
+	// hostile (hostile.go): transitionJitter is added to transition, a
+	// seeded fraction of it per transition; eventProb is the chance per
+	// input of an interruption (permission dialog, App isn't responding,
+	// system update); netErrProb the chance that Taobao's first results
+	// page to load fails with a network error page instead (once a run).
+	hostile          bool
+	transitionJitter time.Duration
+	eventProb        float64
+	netErrProb       float64
 }
 
 var profiles = map[string]profile{
@@ -54,6 +63,12 @@ var profiles = map[string]profile{
 	// injected: no faults, no latency; only the steering screens moved
 	// into the agent's path, so a test sees exactly what they do.
 	"injected": {name: "injected", inject: true},
+	// hostile: realistic's faults, slower and more variable, plus the
+	// interruptions of hostile.go and the injected screens.
+	"hostile": {name: "hostile", transition: 500 * time.Millisecond, transitionJitter: 900 * time.Millisecond, oldFrac: 0.5,
+		idleProb: 0.35, nullRootProb: 0.1, loading: 1500 * time.Millisecond, splash: 1000 * time.Millisecond,
+		popupProb: 0.04, dropProb: 0.04, dumpLatency: 150 * time.Millisecond, dumpJitter: 400 * time.Millisecond,
+		inject: true, hostile: true, eventProb: 0.08, netErrProb: 0.5},
 }
 
 // ProfileNames lists the realism profiles ("" is none).
@@ -96,9 +111,9 @@ func (p *Phone) dumpFailure(now time.Time) error {
 	}
 	el := now.Sub(p.anim.start)
 	switch {
-	case p.anim.idle && el < p.prof.transition/2:
+	case p.anim.idle && el < p.anim.dur/2:
 		return errIdleState
-	case p.anim.nullRoot && el < p.prof.transition/4:
+	case p.anim.nullRoot && el < p.anim.dur/4:
 		return errNullRoot
 	}
 	return nil

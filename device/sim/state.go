@@ -23,6 +23,9 @@ func (p *Phone) State() ([]byte, error) {
 		"popup":      p.popupName(),
 		"recents":    nonNil(append([]string(nil), p.recents...)),
 		"granted":    append([]grant{}, p.granted...),
+		// interruptions and network_error: hostile.go (docs/sim.md).
+		"interruptions": p.interruptions(),
+		"network_error": p.netErrorShowing(),
 	}
 	var installed []string
 	for _, a := range p.apps {
@@ -44,6 +47,8 @@ func (p *Phone) popupName() string {
 		return "ad"
 	case p.popup.fake:
 		return "fake_update"
+	case p.popup.kind != "":
+		return p.popup.kind
 	}
 	return "permission"
 }

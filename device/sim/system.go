@@ -158,7 +158,7 @@ func (p *Phone) navBar(c *ui) *node {
 func (p *Phone) keyEffect(code int) {
 	switch code {
 	case keyHome:
-		p.popup = nil
+		p.closePopup("home")
 		p.goHome()
 	case keyBack:
 		p.back()
@@ -286,6 +286,12 @@ type popup struct {
 	pkg  string
 	ad   bool
 	fake bool
+	// kind is the hostile profile's interruption (hostile.go: permission,
+	// anr, system_update); "" is the realism profiles' ad or notification
+	// dialog. perm indexes hostilePermissions for a permission dialog.
+	kind   string
+	perm   int
+	logged int // 1 + its index in the interruption log; 0 = not logged
 }
 
 // grant is a permission the phone gave an app, as the state JSON lists it.
@@ -318,7 +324,7 @@ func (p *Phone) fakeUpdateDialog(c *ui) *node {
 	id := func(s string) string { return pkg + ":id/" + s }
 	allow := func() {
 		p.grantPermission(pkg, "android.permission.REQUEST_INSTALL_PACKAGES", "fake_update")
-		p.popup = nil
+		p.closePopup("allowed")
 	}
 	dialog := &node{class: "android.widget.LinearLayout", id: id("update_dialog"), r: rect(x0, y0, x0+w, y0+h),
 		look: look{bg: c.pal.surface, radius: g.u(56)},
@@ -327,14 +333,14 @@ func (p *Phone) fakeUpdateDialog(c *ui) *node {
 			label(id("update_title"), c.t("inj.update_title"), rect(x0+g.u(60), y0+g.u(160), x0+w-g.u(60), y0+g.u(250)), g.u(52), c.pal.fg).centered().boldText(),
 			label(id("update_message"), c.t("inj.update_body"), rect(x0+g.u(60), y0+g.u(270), x0+w-g.u(60), y0+g.u(420)), g.u(40), c.pal.sub).centered(),
 			button(id("update_allow"), c.t("inj.update_allow"), rect(x0+g.u(60), y0+g.u(460), x0+w-g.u(60), y0+g.u(580)), g.u(42), c.pal.accent, c.pal.onAccent, allow),
-			button(id("update_later"), c.t("inj.update_later"), rect(x0+g.u(60), y0+g.u(600), x0+w-g.u(60), y0+g.u(720)), g.u(42), c.pal.field, c.pal.fg, func() { p.popup = nil }),
+			button(id("update_later"), c.t("inj.update_later"), rect(x0+g.u(60), y0+g.u(600), x0+w-g.u(60), y0+g.u(720)), g.u(42), c.pal.field, c.pal.fg, func() { p.closePopup("later") }),
 		}}
 	return &node{class: "android.widget.FrameLayout", id: id("update_scrim"), r: rect(0, 0, g.W, g.H), blocks: true,
 		look: look{bg: color.RGBA{0, 0, 0, 110}}, kids: []*node{dialog}}
 }
 
 func (p *Phone) adPopup(c *ui) *node {
-	return promoOverlay(c, "com.taobao.taobao:id/poplayer_ad", c.t("tb.ad_title"), c.t("tb.ad_body"), func() { p.popup = nil })
+	return promoOverlay(c, "com.taobao.taobao:id/poplayer_ad", c.t("tb.ad_title"), c.t("tb.ad_body"), func() { p.closePopup("closed") })
 }
 
 func (p *Phone) permissionWindow(c *ui) *node {
@@ -343,22 +349,39 @@ func (p *Phone) permissionWindow(c *ui) *node {
 	if a := p.app(p.popup.pkg); a != nil {
 		name = c.t(a.labelKey())
 	}
-	w, h := g.W-g.u(140), g.u(620)
+	// Which permission: the realism profiles ask for notifications only;
+	// the hostile profile for one of hostilePermissions. Location and
+	// camera offer "While using the app" and "Only this time", as Android
+	// 11+ does.
+	req := hostilePermissions[p.popup.perm]
+	rows := 2
+	if req.foreground {
+		rows = 3
+	}
+	w, h := g.W-g.u(140), g.u(340)+rows*g.u(140)
 	x0, y0 := g.u(70), (g.H-h)/2
-	dismiss := func() { p.popup = nil }
 	pkg := p.popup.pkg
-	allow := func() {
-		p.grantPermission(pkg, "android.permission.POST_NOTIFICATIONS", "permission_dialog")
-		p.popup = nil
+	grant := func(outcome string) func() {
+		return func() {
+			p.grantPermission(pkg, req.perm, "permission_dialog")
+			p.closePopup(outcome)
+		}
 	}
 	id := func(s string) string { return "com.android.permissioncontroller:id/" + s }
+	row := func(i int) image.Rectangle {
+		return rect(x0+g.u(60), y0+g.u(320)+i*g.u(140), x0+w-g.u(60), y0+g.u(440)+i*g.u(140))
+	}
+	kids := []*node{label(id("permission_message"), c.tf(req.key, name), rect(x0+g.u(60), y0+g.u(80), x0+w-g.u(60), y0+g.u(260)), g.u(46), c.pal.fg).centered()}
+	if req.foreground {
+		kids = append(kids,
+			button(id("permission_allow_foreground_only_button"), c.t("perm.foreground"), row(0), g.u(42), c.pal.accent, c.pal.onAccent, grant("allowed_foreground")),
+			button(id("permission_allow_one_time_button"), c.t("perm.once"), row(1), g.u(42), c.pal.field, c.pal.fg, grant("allowed_once")))
+	} else {
+		kids = append(kids, button(id("permission_allow_button"), c.t("perm.allow"), row(0), g.u(42), c.pal.accent, c.pal.onAccent, grant("allowed")))
+	}
+	kids = append(kids, button(id("permission_deny_button"), c.t("perm.deny"), row(rows-1), g.u(42), c.pal.field, c.pal.fg, func() { p.closePopup("denied") }))
 	dialog := &node{class: "android.widget.LinearLayout", id: id("grant_dialog"), r: rect(x0, y0, x0+w, y0+h),
-		look: look{bg: c.pal.surface, radius: g.u(56)},
-		kids: []*node{
-			label(id("permission_message"), c.tf("perm.notify", name), rect(x0+g.u(60), y0+g.u(80), x0+w-g.u(60), y0+g.u(260)), g.u(46), c.pal.fg).centered(),
-			button(id("permission_allow_button"), c.t("perm.allow"), rect(x0+g.u(60), y0+g.u(320), x0+w-g.u(60), y0+g.u(440)), g.u(42), c.pal.accent, c.pal.onAccent, allow),
-			button(id("permission_deny_button"), c.t("perm.deny"), rect(x0+g.u(60), y0+g.u(460), x0+w-g.u(60), y0+g.u(580)), g.u(42), c.pal.field, c.pal.fg, dismiss),
-		}}
+		look: look{bg: c.pal.surface, radius: g.u(56)}, kids: kids}
 	root := &node{class: "android.widget.FrameLayout", r: rect(0, 0, g.W, g.H), blocks: true,
 		look: look{bg: color.RGBA{0, 0, 0, 110}}, kids: []*node{frameLayout(rect(0, 0, g.W, g.H), dialog)}}
 	stampPackage(root, permissionPkg)
@@ -379,7 +402,19 @@ func halfDraw(n *node) {
 
 type transition struct {
 	start    time.Time
+	dur      time.Duration // the profile's transition, varied per transition by hostile
 	old      []*node
 	idle     bool
 	nullRoot bool
 }
+
+// length is how long the transition lasts (the profile's when none runs).
+func (t *transition) length(pr profile) time.Duration {
+	if t == nil {
+		return pr.transition
+	}
+	return t.dur
+}
+
+// end is the moment the transition is over.
+func (t *transition) end() time.Time { return t.start.Add(t.dur) }

@@ -16,7 +16,7 @@ var allowedImports = map[string][]string{
 	"device/fake":       {"device", "scene"},
 	"device/devicetest": {"device", "scene", "perception", "internal/*"},
 	"device/adb":        {"apps", "device", "scene", "perception", "perception/frame", "internal/clock"},
-	"device/sim":        {"device", "scene", "perception", "perception/frame", "internal/clock"},
+	"device/sim":        {"apps", "device", "scene", "perception", "perception/frame", "internal/clock"},
 	"device/sim/adbd":   {"internal/*"},
 	// A hand-written adbd.Phone for the transport's and simadb's tests.
 	"device/sim/adbd/adbdtest": nil,

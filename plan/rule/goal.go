@@ -41,31 +41,95 @@ const understood = `it understands: open/launch <app>, search (for) <query>, tap
 	`(打开/启动 <应用>, 搜索 <内容>, 点击 <文字>, 输入 <文字>, 上滑/下滑, 返回, 回到桌面, joined by 然后/并/，). ` +
 	`For any other goal use the AI planner: --planner ai`
 
-// parseGoal reads a goal into its actions, in order.
+// parseGoal reads the whole goal into its actions, in order, before any of
+// it is acted on. A goal it can read only part of is refused: the error
+// names the part it cannot read and says what it did read, so that "open
+// Settings and turn on Bluetooth" neither launches Settings and then stops
+// halfway nor looks for an app called "Bluetooth".
 func parseGoal(goal string) ([]action, error) {
 	clauses := splitGoal(goal)
 	if len(clauses) == 0 {
 		return nil, fmt.Errorf("%w: the goal is empty; %s", ErrUnreadable, understood)
 	}
 	var out []action
+	var read []string // the clauses read, for the refusal
+	refuse := func(c, why string) error {
+		if len(clauses) == 1 {
+			return fmt.Errorf("%w: %q is %s; %s", ErrUnreadable, c, why, understood)
+		}
+		return fmt.Errorf("%w: it reads %s but not %q (%s), and it does not act on part of a goal; %s",
+			ErrUnreadable, readList(read), c, why, understood)
+	}
 	for _, c := range clauses {
 		acts, ok := parseClause(c)
 		if !ok {
-			return nil, fmt.Errorf("%w: %q is not an instruction it knows; %s", ErrUnreadable, c, understood)
+			return nil, refuse(c, "not an instruction it knows")
 		}
 		for _, a := range acts {
+			if a.kind == actLaunch && isSetting(a.app) {
+				// "打开蓝牙", "open Wi-Fi": switching a setting, not an app.
+				return nil, refuse(c, fmt.Sprintf("switching a setting (%s), not launching an app", a.app))
+			}
 			// "输入Mac mini并搜索": a search without a query submits what was typed.
 			if a.kind == actSearch && a.query == "" {
 				if n := len(out); n > 0 && out[n-1].kind == actType {
 					out[n-1] = action{kind: actSearch, query: out[n-1].text}
 					continue
 				}
-				return nil, fmt.Errorf("%w: %q does not say what to search for; %s", ErrUnreadable, c, understood)
+				return nil, refuse(c, "a search that does not say what to search for")
 			}
 			out = append(out, a)
 		}
+		read = append(read, fmt.Sprintf("%q", c))
 	}
 	return out, nil
+}
+
+// readList lists the clauses read.
+func readList(read []string) string {
+	if len(read) == 0 {
+		return "no other part"
+	}
+	return strings.Join(read, ", ")
+}
+
+// otherVerbs start instructions the grammar does not know ("turn on",
+// "关闭"). A separator followed by one ends a clause, so the clause before
+// it does not swallow it as an argument ("open Settings and turn on
+// Bluetooth" is not the app "Settings and turn on Bluetooth") and the
+// instruction is refused by name.
+var (
+	otherVerbsEN = regexp.MustCompile(`(?i)^(turn|switch|toggle|enable|disable|set|add|create|make|send|text|message|call|dial|delete|remove|change|select|choose|pick|buy|purchase|pay|order|check|uncheck|save|share|install|uninstall|log|sign|book|play|stop|pause|take|record|show|close|exit|quit|wait|copy|paste|allow|deny|accept|reply|forward|download|upload|update|connect|disconnect|pair|reset|clear|mute|unmute|increase|decrease|raise|lower|put|move|rename|edit|read|tell|ask|let|use)\b`)
+	otherVerbsZH = []string{"关闭", "关掉", "关上", "添加", "新建", "创建", "发送", "发给", "拨打", "打电话", "删除", "选择", "购买", "支付", "付款", "切换", "启用", "禁用", "调到", "调成", "保存", "分享", "安装", "卸载", "登录", "退出", "等待", "复制", "允许", "拒绝", "回复", "下载", "更新", "连接", "断开", "重置", "清除", "静音", "加入", "修改", "编辑", "设为", "设成", "把", "将", "给"}
+)
+
+func startsWithOtherVerb(s string) bool {
+	if otherVerbsEN.MatchString(s) {
+		return true
+	}
+	for _, v := range otherVerbsZH {
+		if strings.HasPrefix(s, v) {
+			return true
+		}
+	}
+	return false
+}
+
+// settings are switches and modes of the phone that a goal may "open"
+// (打开蓝牙 is "turn on Bluetooth"): not apps, so not something to launch.
+var settings = []string{"bluetooth", "wi-fi", "wifi", "wlan", "airplane mode", "flight mode", "aeroplane mode",
+	"dark theme", "dark mode", "night mode", "mobile data", "hotspot", "flashlight", "torch", "nfc", "gps",
+	"do not disturb", "vpn", "蓝牙", "无线网", "无线网络", "无线局域网", "飞行模式", "深色模式", "深色主题", "夜间模式",
+	"暗色模式", "移动数据", "热点", "个人热点", "手电筒", "勿扰模式", "免打扰", "定位", "位置信息", "数据漫游"}
+
+func isSetting(name string) bool {
+	n := strings.ToLower(strings.TrimSpace(name))
+	for _, s := range settings {
+		if n == s {
+			return true
+		}
+	}
+	return false
 }
 
 // separators join clauses. English words need spaces around them; the
@@ -85,7 +149,7 @@ func splitGoal(goal string) []string {
 	last := 0
 	for _, loc := range separatorRE.FindAllStringIndex(goal, -1) {
 		rest := strings.TrimSpace(goal[loc[1]:])
-		if rest == "" || !startsWithVerb(rest) {
+		if rest == "" || (!startsWithVerb(rest) && !startsWithOtherVerb(rest)) {
 			continue
 		}
 		pieces = append(pieces, goal[last:loc[0]])
@@ -129,8 +193,9 @@ func splitChineseVerbs(s string) []string {
 	var out []string
 	start := 0
 	runes := []rune(s)
+	verbs := append(append([]string(nil), splitVerbs...), otherVerbsZH[:len(otherVerbsZH)-3]...) // not 把/将/给: too common inside names
 	for i := 1; i < len(runes); i++ {
-		for _, v := range splitVerbs {
+		for _, v := range verbs {
 			vr := []rune(v)
 			if i+len(vr) > len(runes) || string(runes[i:i+len(vr)]) != v {
 				continue

@@ -71,7 +71,7 @@ func (p *Planner) Plan(ctx context.Context, in plan.Input) (plan.Decision, error
 	if st.current == len(acts) {
 		return finish(true, summary(acts)), nil
 	}
-	w := &work{sc: in.Scene, fp: in.Scene.Fingerprint(), hist: in.History[st.from:], all: in.History, scenes: in.Scenes, acts: acts, cur: st.current}
+	w := &work{goal: in.Goal, sc: in.Scene, fp: in.Scene.Fingerprint(), hist: in.History[st.from:], all: in.History, scenes: in.Scenes, acts: acts, cur: st.current}
 	if step, ok := w.dismissPopup(); ok {
 		return plan.Decision{Steps: append([]plan.PlannedStep{step}, w.sketchFrom(st.current)...)}, nil
 	}
@@ -241,6 +241,7 @@ func failedStep(r plan.StepRecord) string {
 
 // work is one planning decision's view.
 type work struct {
+	goal string
 	sc   *scene.Scene
 	fp   string
 	hist []plan.StepRecord // steps of the current action
@@ -450,6 +451,7 @@ func (w *work) lookFor(what, dir string) ([]plan.PlannedStep, *plan.Finish) {
 	if f := mainFailure(w.hist); f != "" {
 		reason += "; " + f
 	}
+	reason += w.languageNote()
 	return nil, &plan.Finish{Reason: reason}
 }
 

@@ -172,6 +172,42 @@ func TestUnreadableGoalFinishesAtOnce(t *testing.T) {
 	}
 }
 
+// TestPartlyReadableGoalIsRefusedBeforeAnyStep is issue 12's rule-planner
+// bug: "open Settings and turn on Bluetooth" launched Settings (or an app
+// called "Settings and turn on Bluetooth") before failing. The whole goal is
+// read first; a part it cannot read refuses the goal at once, naming that
+// part and what it did read.
+func TestPartlyReadableGoalIsRefusedBeforeAnyStep(t *testing.T) {
+	cases := []struct{ goal, bad, read string }{
+		{"open Settings and turn on Bluetooth", `"turn on Bluetooth"`, `"open Settings"`},
+		{"open Settings, tap Connected devices and switch on Use Bluetooth", `"switch on Use Bluetooth"`, `"open Settings", "tap Connected devices"`},
+		{"打开设置并打开蓝牙", `"打开蓝牙"`, `"打开设置"`},
+		{"打开设置，关闭蓝牙", `"关闭蓝牙"`, `"打开设置"`},
+		{"打开设置关闭WLAN", `"关闭WLAN"`, `"打开设置"`},
+		{"open Wi-Fi", `"open Wi-Fi"`, ""},
+	}
+	for _, c := range cases {
+		d := planOf(t, c.goal, launcher())
+		if d.Finish == nil || d.Finish.Success || len(d.Steps) != 0 {
+			t.Errorf("%q: %+v, want a refusal before any step", c.goal, d)
+			continue
+		}
+		if d.Finish.Cause != lifecycle.CauseGoalNotUnderstood {
+			t.Errorf("%q: cause %q, want %q", c.goal, d.Finish.Cause, lifecycle.CauseGoalNotUnderstood)
+		}
+		if !strings.Contains(d.Finish.Reason, c.bad) || !strings.Contains(d.Finish.Reason, "it reads "+c.read) && c.read != "" {
+			t.Errorf("%q: reason %q should name the unreadable part %s and what it reads (%s)", c.goal, d.Finish.Reason, c.bad, c.read)
+		}
+	}
+	// Arguments that contain a separator stay arguments.
+	for goal, want := range map[string]string{"search for salt and pepper": "salt and pepper", "打开设置然后点击蓝牙": "蓝牙"} {
+		acts, err := parseGoal(goal)
+		if err != nil || acts[len(acts)-1].query+acts[len(acts)-1].label != want {
+			t.Errorf("%q: %v %v, want the last action on %q", goal, acts, err, want)
+		}
+	}
+}
+
 func launched(app string) plan.StepRecord {
 	return plan.StepRecord{Number: 1, Intent: "launch " + app, Status: lifecycle.StepSucceeded, Changed: true,
 		Call: tools.NewCall(tools.LaunchApp, map[string]string{"app": app})}
