@@ -163,19 +163,25 @@ var (
 )
 
 // obstacle returns the control that closes what is in the way, if the
-// screen shows one.
+// screen shows one. Of several, the one listed last: the listing is in
+// drawing order, so that is the topmost layer (an ad over an error page is
+// closed before the page's Retry can be reached).
 func (l listing) obstacle() (item, bool) {
-	for _, words := range [][]string{strongObstacles, weakObstacles} {
-		strong := &words[0] == &strongObstacles[0]
-		for _, w := range words {
-			for _, it := range l.Items {
-				if !it.Clickable || it.Disabled || fold(it.Label) != w {
-					continue
-				}
-				if strong || containsAny(strings.ToLower(it.ID), popupIDs) {
-					return it, true
-				}
-			}
+	strong, weak := map[string]bool{}, map[string]bool{}
+	for _, w := range strongObstacles {
+		strong[w] = true
+	}
+	for _, w := range weakObstacles {
+		weak[w] = true
+	}
+	for i := len(l.Items) - 1; i >= 0; i-- {
+		it := l.Items[i]
+		if !it.Clickable || it.Disabled {
+			continue
+		}
+		w := fold(it.Label)
+		if strong[w] || (weak[w] && containsAny(strings.ToLower(it.ID), popupIDs)) {
+			return it, true
 		}
 	}
 	return item{}, false

@@ -32,7 +32,7 @@ func (p *Phone) ReadyAt() time.Time {
 		}
 	}
 	if p.anim != nil {
-		later(p.anim.start.Add(p.prof.transition))
+		later(p.anim.end()) // hostile varies a transition's length
 	}
 	if tb, ok := p.fgApp().(*taobaoApp); ok {
 		later(tb.splashUntil)
