@@ -43,6 +43,11 @@ var allowedImports = map[string][]string{
 	// phonebench's task definitions; its tests also drive plan/rule and
 	// the safety gate on the simulator.
 	"phonebench/tasks": {"device/sim", "task/lifecycle", "device", "scene", "plan", "plan/rule", "safety", "tools", "internal/clock"},
+	// The phonebench harness: policies over the runtime (through the task
+	// service, on a temporary SQLite store), the peer loop over a device,
+	// the floor, records and the report.
+	"phonebench": {"phonebench/tasks", "device", "device/sim", "scene", "tools", "plan", "plan/ai", "plan/rule", "runtime", "safety",
+		"task", "task/lifecycle", "storage", "storage/sqlite", "internal/clock"},
 	// The task service: queue, recorder, recovery, ownership.
 	"task":           {"runtime", "storage", "device", "scene", "plan", "tools", "internal/*", "task/lifecycle"},
 	"cmd/phonepilot": {"*"},
