@@ -69,7 +69,6 @@ type decider struct {
 	last                                                  callKind
 	lastListing                                           string
 	done                                                  bool
-	calls                                                 int
 }
 
 func newDecider(script []tasks.Step) *decider { return &decider{script: script} }
@@ -201,7 +200,6 @@ func (d *decider) call(l listing, kind callKind, intent, tool string, args map[s
 		return d.finish(false, fmt.Sprintf("the script's arguments for %s are not JSON: %v", tool, err))
 	}
 	d.last, d.lastListing = kind, l.Text
-	d.calls++
 	return move{Intent: intent, Call: tools.Call{Name: tool, Args: b}}
 }
 

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"log/slog"
 	"os"
 	"regexp"
 	"strings"
@@ -11,6 +13,8 @@ import (
 	"time"
 
 	"phonepilot/phonebench/tasks"
+	"phonepilot/plan"
+	"phonepilot/plan/ai"
 	"phonepilot/safety"
 	"phonepilot/task/lifecycle"
 )
@@ -275,5 +279,37 @@ func TestProgressBarDrawsOneLine(t *testing.T) {
 	}
 	if !strings.Contains(out, "4/4 100%") || !strings.Contains(out, "✗ 1") {
 		t.Errorf("the last line does not say 4/4, 100%% and one failure: %q", out)
+	}
+}
+
+// quitter is a model that gives up at once and says what it cost.
+type quitter struct{}
+
+func (quitter) Complete(context.Context, ai.Request) (ai.Reply, error) {
+	return ai.Reply{ToolCalls: []ai.ToolUse{{ID: "1", Name: "finish_task", Args: json.RawMessage(`{"success":false,"reason":"no"}`)}},
+		Stop: ai.StopToolUse, Usage: ai.TokenUsage{Input: 1234, Output: 56}}, nil
+}
+
+// The ai policy runs the planner the caller builds, through the task
+// service, and records the provider's own token counts.
+func TestAIPolicyUsesTheCallersPlanner(t *testing.T) {
+	built := 0
+	rep, err := Run(context.Background(), Options{Tasks: tasks.Select("settings.wifi.on")[:1], Seeds: 1, Profiles: []string{ProfileClean},
+		Locales: []string{"en"}, Policies: []string{PolicyAI}, AI: func(*slog.Logger) (plan.Planner, error) {
+			built++
+			return ai.NewWithProvider(ai.Config{}, quitter{}), nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if built != 1 || len(rep.Records) != 1 {
+		t.Fatalf("built %d planners, %d records", built, len(rep.Records))
+	}
+	r := rep.Records[0]
+	if r.Policy != PolicyAI || r.Success || r.Status != lifecycle.Failed || r.InputTokens != 1234 || r.OutputTokens != 56 || r.TokensEstimated {
+		t.Errorf("record %+v", r)
+	}
+	if _, err := Run(context.Background(), Options{Policies: []string{PolicyAI}}); !errors.Is(err, ErrBadOptions) {
+		t.Errorf("the ai policy without a planner: %v", err)
 	}
 }
