@@ -54,8 +54,9 @@ const (
 // one tool call of TOOLS.md. It finds a step's target by tasks.FindTarget,
 // closes popups in the way, waits while a screen shows it is loading,
 // scrolls (down, then up, at most maxScrolls) to find a target that is not
-// listed, and finishes with success=false naming the target when it
-// cannot find it. It is a perfect planner, not a clever one: it never
+// listed, presses again a button whose press did not take (it is still
+// there and the next target is not), and finishes with success=false
+// naming the target when it cannot find it. It is a perfect planner, not a clever one: it never
 // improvises beyond that.
 //
 // It keeps only its place in the script and counters between turns (what a
@@ -67,6 +68,7 @@ type decider struct {
 	scrolls, waits, dismissals, repeats, failures, untils int
 	scrollUp                                              bool
 	last                                                  callKind
+	backtracked                                           map[int]bool // steps that went back once
 	lastListing                                           string
 	done                                                  bool
 }
@@ -174,6 +176,9 @@ func (d *decider) act(l listing) move {
 			d.advance()
 			continue
 		}
+		if d.scrolls == 0 && d.backtrack(l) {
+			continue
+		}
 		if d.scrolls < maxScrolls {
 			d.scrolls++
 			dir := "down"
@@ -189,6 +194,29 @@ func (d *decider) act(l listing) move {
 		return d.finish(false, fmt.Sprintf("no %q on the screen (looked for it to %s)", st.Target, st.Intent))
 	}
 	return d.finish(true, "every step of the script is done")
+}
+
+// backtrack goes back one step when the previous step was a tap whose
+// target is still on the screen while this step's is not: the tap did not
+// take, whatever its result said (a popup that came at that moment looks
+// like its effect). A model looking at the screen sees the button it
+// pressed still there and presses it again; once per step.
+func (d *decider) backtrack(l listing) bool {
+	if d.i == 0 || d.backtracked[d.i] {
+		return false
+	}
+	prev := d.script[d.i-1]
+	if (prev.Tool != tasks.ToolTap && prev.Tool != tasks.ToolLongPress) || prev.Target == "" || !tasks.IsListed(l.Text, prev.Target) {
+		return false
+	}
+	if d.backtracked == nil {
+		d.backtracked = map[int]bool{}
+	}
+	d.backtracked[d.i] = true
+	d.i--
+	d.scrolls, d.waits, d.dismissals, d.repeats, d.failures, d.untils = 0, 0, 0, 0, 0, 0
+	d.scrollUp = false
+	return true
 }
 
 func (d *decider) call(l listing, kind callKind, intent, tool string, args map[string]any) move {

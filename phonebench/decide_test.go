@@ -242,3 +242,34 @@ func TestReadRequestRefusesARequestWithoutAScreen(t *testing.T) {
 		t.Fatal("a listing without its header was read")
 	}
 }
+
+// A press that "succeeded" but left its button there while the next
+// target is missing did not take (a popup came at that moment): the
+// decision-maker presses it again, once.
+func TestDeciderPressesAgainAButtonThatDidNotTake(t *testing.T) {
+	const detail = "Screen 1080x2400 · app com.taobao.taobao\n[16] Button \"Add to cart\" id=add_cart clickable\n[17] Button \"Buy now\" id=buy_now clickable\n"
+	const ad = detail + "[22] Button \"Claim now\" id=poplayer_action clickable\n[23] ImageView \"Close\" id=poplayer_close clickable\n"
+	d := newDecider([]tasks.Step{{Intent: "buy it", Tool: tasks.ToolTap, Target: "Buy now"}, {Intent: "pay", Tool: tasks.ToolTap, Target: "Pay now"}})
+	moves := []struct {
+		listing string
+		want    int
+	}{{detail, 17}, {ad, 23}, {detail, 17}}
+	var prev *outcome
+	for i, s := range moves {
+		m := d.next(s.listing, prev)
+		if m.Finish || int(args(t, m)["element"].(float64)) != s.want {
+			t.Fatalf("move %d: %s %s; want a tap on [%d]", i, m.Call.Name, m.Call.Args, s.want)
+		}
+		prev = &outcome{OK: true}
+	}
+	// The same screen again: pressed again while it stays (a dropped tap),
+	// maxRepeats times; then it goes on to look for Pay now (scrolling) and
+	// does not go back a second time.
+	m := d.next(detail, prev)
+	for i := 0; i < maxRepeats && m.Call.Name == tools.Tap; i++ {
+		m = d.next(detail, prev)
+	}
+	if m.Call.Name != tools.Scroll {
+		t.Fatalf("after going back once: %s %s; want a scroll looking for Pay now", m.Call.Name, m.Call.Args)
+	}
+}
