@@ -31,13 +31,10 @@ var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 // through amber, to green at 100%.
 func successColor(x float64) string {
 	x = math.Max(0, math.Min(1, x))
-	// hue 0 (red) at ≤ 0.5, 130 (green) at 1, steeper near the top where
-	// the differences matter.
-	h := 0.0
-	if x > 0.5 {
-		h = 130 * math.Pow((x-0.5)/0.5, 1.6)
-	}
-	return fmt.Sprintf("background:hsl(%.0f,62%%,%.0f%%);color:%s", h, 88-10*x, "#1b1f23")
+	// hue 0 (red) at ≤ 80%, 130 (green) at 100%: the top is where a
+	// benchmark's differences are (97% is yellow-green, 90% amber).
+	h := 130 * math.Pow(math.Max(0, 1-(1-x)/0.2), 1.5)
+	return fmt.Sprintf("background:hsl(%.0f,65%%,80%%);color:#1b1f23", h)
 }
 
 // htmlReport is what the template shows.
@@ -91,10 +88,11 @@ type barChart struct {
 }
 
 type barRow struct {
-	Task    string
-	FloorMS float64
-	Y       int
-	Bars    []bar
+	Task string
+	X    float64 // where the task's name ends
+	Y    int
+	H    float64
+	Bars []bar
 }
 
 type bar struct {
@@ -108,6 +106,7 @@ type bar struct {
 type barTick struct {
 	X     float64
 	Label string
+	Floor bool // the 1× line
 }
 
 type failureGroup struct {
@@ -203,9 +202,9 @@ func (r *Report) headlines() []headline {
 	return out
 }
 
-// bars lays out the time chart: one row per task, one bar per policy (its
-// mean time over the successful runs on the chart's profile), and the
-// floor as a dashed line.
+// bars lays out the time chart: per task (in two columns) one bar per
+// policy, its time over the floor (Σ time / Σ floor of its successful runs
+// on the chart's profile), against a dashed line at 1× — the floor.
 func (r *Report) bars() barChart {
 	prof := r.barProfile()
 	c := barChart{Profile: prof, Colors: policyColors}
@@ -220,85 +219,78 @@ func (r *Report) bars() barChart {
 			c.Policies = append(c.Policies, pol)
 		}
 	}
-	type acc struct{ sum, n float64 }
-	mean := map[[2]string]*acc{}
-	floor := map[string]*acc{}
+	type acc struct{ sim, floor, n, runs float64 }
+	sums := map[[2]string]*acc{}
 	for _, rec := range r.Records {
 		if rec.Profile != prof {
 			continue
 		}
 		k := [2]string{rec.Task, rec.Policy}
-		if mean[k] == nil {
-			mean[k] = &acc{}
+		if sums[k] == nil {
+			sums[k] = &acc{}
 		}
+		sums[k].runs++
 		if rec.Success {
-			mean[k].sum += float64(rec.SimMS)
-			mean[k].n++
+			sums[k].sim += float64(rec.SimMS)
+			sums[k].floor += float64(rec.FloorMS)
+			sums[k].n++
 		}
 	}
-	seen := map[pairKey]bool{}
-	for _, rec := range r.Records {
-		if rec.Profile != prof || seen[keyOf(rec)] {
-			continue
-		}
-		seen[keyOf(rec)] = true // each unit's floor once
-		if floor[rec.Task] == nil {
-			floor[rec.Task] = &acc{}
-		}
-		floor[rec.Task].sum += float64(rec.FloorMS)
-		floor[rec.Task].n++
-	}
-	maxMS := 1.0
-	for _, a := range mean {
-		if a.n > 0 {
-			maxMS = math.Max(maxMS, a.sum/a.n)
+	maxRatio := 2.0
+	for _, a := range sums {
+		if a.floor > 0 {
+			maxRatio = math.Max(maxRatio, a.sim/a.floor)
 		}
 	}
-	for _, f := range floor {
-		if f.n > 0 {
-			maxMS = math.Max(maxMS, f.sum/f.n)
-		}
-	}
-	const labelW, chartW, barH, gap = 250.0, 820.0, 12.0, 12.0
-	rowH := float64(len(c.Policies)+1)*barH + gap
-	y := 24.0
+	maxRatio = math.Min(math.Ceil(maxRatio), 6)
+	const colW, labelW, chartW, barH, gap, top = 650.0, 205.0, 360.0, 10.0, 9.0, 24.0
+	var tasks []string
 	for _, t := range r.Tasks {
-		f := floor[t]
-		if f == nil || f.n == 0 {
-			continue
-		}
-		row := barRow{Task: t, FloorMS: f.sum / f.n, Y: int(y)}
-		fw := row.FloorMS / maxMS * chartW
-		row.Bars = append(row.Bars, bar{Policy: "floor", X: labelW, W: math.Max(1, fw), Y: y, H: barH - 2, Color: floorColor,
-			Label: fmt.Sprintf("%.1f s", row.FloorMS/1000)})
-		for i, pol := range c.Policies {
-			b := bar{Policy: pol, X: labelW, Y: y + float64(i+1)*barH, H: barH - 2, Color: policyColors[pol]}
-			a := mean[[2]string{t, pol}]
-			if a == nil || a.n == 0 {
-				b.Missing = true
-				b.Label = "no success"
-				if a == nil {
-					b.Label = "not run"
-				}
-			} else {
-				ms := a.sum / a.n
-				b.W = math.Max(1, ms/maxMS*chartW)
-				b.Label = fmt.Sprintf("%.1f s", ms/1000)
-				if row.FloorMS > 0 {
-					b.Label += fmt.Sprintf(" · %.2f×", ms/row.FloorMS)
-				}
+		for _, pol := range c.Policies {
+			if sums[[2]string{t, pol}] != nil {
+				tasks = append(tasks, t)
+				break
 			}
-			row.Bars = append(row.Bars, b)
 		}
-		c.Rows = append(c.Rows, row)
-		y += rowH
 	}
-	step := niceStep(maxMS / 1000)
-	for s := 0.0; s <= maxMS/1000+1e-9; s += step {
-		c.Ticks = append(c.Ticks, barTick{X: labelW + s*1000/maxMS*chartW, Label: fmt.Sprintf("%g s", s)})
+	half := (len(tasks) + 1) / 2
+	c.Height = 0
+	for col := 0; col < 2; col++ {
+		x0 := float64(col) * colW
+		y := top
+		end := min(len(tasks), (col+1)*half)
+		for _, t := range tasks[min(len(tasks), col*half):end] {
+			row := barRow{Task: t, Y: int(y), X: x0 + labelW - 6}
+			n := 0
+			for _, pol := range c.Policies {
+				a := sums[[2]string{t, pol}]
+				if a == nil {
+					continue
+				}
+				b := bar{Policy: pol, X: x0 + labelW, Y: y + float64(n)*barH, H: barH - 2, Color: policyColors[pol]}
+				switch {
+				case a.n == 0:
+					b.Missing, b.Label = true, pol+": no success"
+				case a.floor == 0:
+					b.Missing, b.Label = true, fmt.Sprintf("%s: %.1f s (floor 0)", pol, a.sim/a.n/1000)
+				default:
+					ratio := a.sim / a.floor
+					b.W = math.Max(1, math.Min(ratio, maxRatio)/maxRatio*chartW)
+					b.Label = fmt.Sprintf("%.2f×", ratio)
+				}
+				row.Bars = append(row.Bars, b)
+				n++
+			}
+			row.H = float64(n) * barH
+			c.Rows = append(c.Rows, row)
+			y += float64(n)*barH + gap
+		}
+		c.Height = max(c.Height, int(y))
+		for k := 0.0; k <= maxRatio+1e-9; k++ {
+			c.Ticks = append(c.Ticks, barTick{X: x0 + labelW + k/maxRatio*chartW, Label: fmt.Sprintf("%g×", k), Floor: k == 1})
+		}
 	}
-	c.Width = int(labelW + chartW + 150)
-	c.Height = int(y + 10)
+	c.Width = int(2 * colW)
 	return c
 }
 
