@@ -3,6 +3,7 @@ package phonebench
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"phonepilot/phonebench/tasks"
 	"phonepilot/tools"
@@ -107,9 +108,10 @@ func (d *decider) judge(l listing, prev *outcome) (move, bool) {
 			if d.failures >= maxFailures {
 				return d.finish(false, fmt.Sprintf("could not %s: %s", st.Intent, first(prev.Text, 200))), true
 			}
-		case unchanged && (st.Tool == tasks.ToolTap || st.Tool == tasks.ToolLongPress) && d.repeats < maxRepeats:
-			// The screen did not change: the tap did not take. A model
-			// looking at the same screen taps again.
+		case (unchanged || overlaid(d.lastListing, l)) && (st.Tool == tasks.ToolTap || st.Tool == tasks.ToolLongPress) && d.repeats < maxRepeats:
+			// The screen did not change, or only a popup came over it:
+			// the tap did not take. A model looking at the same screen
+			// (under the popup, which it closes first) taps again.
 			d.repeats++
 		case st.Until != "" && !tasks.IsListed(l.Text, st.Until):
 			d.untils++
@@ -194,6 +196,32 @@ func (d *decider) act(l listing) move {
 		return d.finish(false, fmt.Sprintf("no %q on the screen (looked for it to %s)", st.Target, st.Intent))
 	}
 	return d.finish(true, "every step of the script is done")
+}
+
+// overlaid says whether now is the screen before with only a popup over
+// it: every line of before is still listed, and a popup that was not there
+// is.
+func overlaid(before string, now listing) bool {
+	if _, ok := now.obstacle(); !ok {
+		return false
+	}
+	b, err := parseListing(before)
+	if err != nil {
+		return false
+	}
+	if _, ok := b.obstacle(); ok {
+		return false
+	}
+	have := map[string]bool{}
+	for _, line := range strings.Split(now.Text, "\n")[1:] {
+		have[line] = true
+	}
+	for _, line := range strings.Split(strings.TrimRight(before, "\n"), "\n")[1:] {
+		if line != "" && !have[line] {
+			return false
+		}
+	}
+	return true
 }
 
 // backtrack goes back one step when the previous step was a tap whose

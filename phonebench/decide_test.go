@@ -262,14 +262,38 @@ func TestDeciderPressesAgainAButtonThatDidNotTake(t *testing.T) {
 		}
 		prev = &outcome{OK: true}
 	}
-	// The same screen again: pressed again while it stays (a dropped tap),
-	// maxRepeats times; then it goes on to look for Pay now (scrolling) and
-	// does not go back a second time.
+	// The same screen again and again: pressed again a bounded number of
+	// times (a dropped tap; going back once), then it goes on to look for
+	// Pay now (scrolling).
 	m := d.next(detail, prev)
-	for i := 0; i < maxRepeats && m.Call.Name == tools.Tap; i++ {
+	for i := 0; i < 2*maxRepeats+2 && m.Call.Name == tools.Tap; i++ {
 		m = d.next(detail, prev)
 	}
 	if m.Call.Name != tools.Scroll {
 		t.Fatalf("after going back once: %s %s; want a scroll looking for Pay now", m.Call.Name, m.Call.Args)
+	}
+}
+
+// A tap whose only "effect" was a popup coming over the same screen did
+// not take: the popup is closed and the tap made again, before the script
+// goes on (here: before it claims success).
+func TestDeciderRetapsWhenOnlyAPopupCame(t *testing.T) {
+	const page = "Screen 1080x2400 · app com.android.settings\n[8] LinearLayout \"Wi‑Fi\" clickable\n[10] Switch id=switch_widget unchecked\n"
+	const popup = page + "[25] TextView \"Allow Settings to send you notifications?\" id=permission_message\n" +
+		"[26] Button \"Allow\" id=permission_allow_button clickable\n[27] Button \"Don’t allow\" id=permission_deny_button clickable\n"
+	d := newDecider([]tasks.Step{{Intent: "switch Wi-Fi on", Tool: tasks.ToolTap, Target: "Wi‑Fi"},
+		{Tool: tasks.ToolFinishTask, Args: map[string]any{"success": true, "reason": "on"}}})
+	for i, s := range []struct {
+		listing string
+		want    int
+	}{{page, 8}, {popup, 27}, {page, 8}} {
+		m := d.next(s.listing, &outcome{OK: true})
+		if m.Finish || int(args(t, m)["element"].(float64)) != s.want {
+			t.Fatalf("move %d: %+v; want a tap on [%d]", i, m, s.want)
+		}
+	}
+	const on = "Screen 1080x2400 · app com.android.settings\n[8] LinearLayout \"Wi‑Fi\" clickable\n[10] Switch id=switch_widget checked\n"
+	if m := d.next(on, &outcome{OK: true}); !m.Finish || !m.Success {
+		t.Fatalf("after the switch shows checked: %+v; want finish success", m)
 	}
 }
