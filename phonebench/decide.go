@@ -199,8 +199,9 @@ func (d *decider) act(l listing) move {
 }
 
 // overlaid says whether now is the screen before with only a popup over
-// it: every line of before is still listed, and a popup that was not there
-// is.
+// it: every line of before is still listed, a popup that was not there is,
+// and every new line is the popup's (its id says so: a dialog of the app's
+// own, a toast, would be the tap's effect).
 func overlaid(before string, now listing) bool {
 	if _, ok := now.obstacle(); !ok {
 		return false
@@ -212,16 +213,21 @@ func overlaid(before string, now listing) bool {
 	if _, ok := b.obstacle(); ok {
 		return false
 	}
-	have := map[string]bool{}
-	for _, line := range strings.Split(now.Text, "\n")[1:] {
-		have[line] = true
+	had := map[int]item{}
+	for _, it := range b.Items {
+		had[it.Index] = it
 	}
-	for _, line := range strings.Split(strings.TrimRight(before, "\n"), "\n")[1:] {
-		if line != "" && !have[line] {
+	kept := 0
+	for _, it := range now.Items {
+		if old, ok := had[it.Index]; ok && old == it {
+			kept++
+			continue
+		}
+		if !containsAny(strings.ToLower(it.ID), popupIDs) {
 			return false
 		}
 	}
-	return true
+	return kept == len(b.Items)
 }
 
 // backtrack goes back one step when the previous step was a tap whose
@@ -234,7 +240,13 @@ func (d *decider) backtrack(l listing) bool {
 		return false
 	}
 	prev := d.script[d.i-1]
-	if (prev.Tool != tasks.ToolTap && prev.Tool != tasks.ToolLongPress) || prev.Target == "" || !tasks.IsListed(l.Text, prev.Target) {
+	if (prev.Tool != tasks.ToolTap && prev.Tool != tasks.ToolLongPress) || prev.Target == "" {
+		return false
+	}
+	// Still there as something to press (a page titled like the row that
+	// opened it is not the row).
+	t, ok := tasks.FindTarget(l.Text, prev.Target)
+	if !ok || !l.clickable(t.Index) {
 		return false
 	}
 	if d.backtracked == nil {

@@ -297,3 +297,17 @@ func TestDeciderRetapsWhenOnlyAPopupCame(t *testing.T) {
 		t.Fatalf("after the switch shows checked: %+v; want finish success", m)
 	}
 }
+
+// When the tap's own effect came with the popup (a line that is not the
+// popup's: the app's dialog, a toast), the tap took: no second tap.
+func TestDeciderDoesNotRetapWhenTheTapTookUnderAPopup(t *testing.T) {
+	const page = "Screen 1080x2400 · app com.taobao.taobao\n[16] Button \"Add to cart\" id=add_cart clickable\n"
+	const after = page + "[20] TextView \"Added to cart\" id=toast\n[22] Button \"Claim now\" id=poplayer_action clickable\n[23] ImageView \"Close\" id=poplayer_close clickable\n"
+	d := newDecider([]tasks.Step{{Intent: "add it", Tool: tasks.ToolTap, Target: "Add to cart"},
+		{Tool: tasks.ToolFinishTask, Args: map[string]any{"success": true, "reason": "added"}}})
+	d.next(page, nil)
+	m := d.next(after, &outcome{OK: true})
+	if !m.Finish || !m.Success {
+		t.Fatalf("after the tap took (toast) under an ad: %+v; want the script to go on (finish)", m)
+	}
+}

@@ -191,7 +191,7 @@ func (r *Report) headlines() []headline {
 		if pol == PolicyReference && prof == "realistic" && s.PeerPaired > 0 {
 			peer, _ := r.summary(PolicyPeerLoop, prof, r.summaryLocales()[0])
 			out = append(out, headline{Value: ratioText(s.VsPeer), Label: "reference faster than peer-loop, " + prof,
-				Good: s.VsPeer >= 2 && s.Success >= peer.Success,
+				Good:   s.VsPeer >= 2 && s.Success >= peer.Success,
 				Target: fmt.Sprintf("target ≥ 2× at ≥ success (%.1f%% vs %.1f%%)", 100*s.Success, 100*peer.Success)})
 		}
 	}

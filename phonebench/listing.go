@@ -138,6 +138,16 @@ func (l listing) loading() bool {
 	return false
 }
 
+// clickable says whether the element listed as [index] can be pressed.
+func (l listing) clickable(index int) bool {
+	for _, it := range l.Items {
+		if it.Index == index {
+			return (it.Clickable || it.LongClickable) && !it.Disabled
+		}
+	}
+	return false
+}
+
 // scrollable returns the first scrollable element, if any.
 func (l listing) scrollable() (item, bool) {
 	for _, it := range l.Items {
