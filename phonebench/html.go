@@ -14,7 +14,13 @@ import (
 var reportTemplate string
 
 var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
-	"pct":   func(x float64) string { return fmt.Sprintf("%.0f%%", 100*x) },
+	// pct never rounds up to 100%: 99.8% is not all.
+	"pct": func(x float64) string {
+		if x >= 1 {
+			return "100%"
+		}
+		return fmt.Sprintf("%.1f%%", math.Floor(1000*x)/10)
+	},
 	"ratio": ratioText,
 	"secs":  func(ms float64) string { return fmt.Sprintf("%.1f s", ms/1000) },
 	"float": func(n int64) float64 { return float64(n) },
