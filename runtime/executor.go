@@ -222,6 +222,11 @@ func (e *executor) execute(ctx context.Context, number int, ps plan.PlannedStep,
 		}
 		lastReason = why
 		e.log.Debug("expectation not met", "step", number, "attempt", n, "why", why)
+		if e.interruption(base, after) != "" {
+			// The dialog covers the screen: another attempt would tap it.
+			// The planner sees it and deals with it first.
+			return fail(why)
+		}
 		if approved {
 			// What was approved ran; anything more is a new decision for
 			// the planner and, through the gate, for a person.

@@ -136,7 +136,47 @@ func sameTarget(el *scene.Element, was, now *scene.Scene) string {
 	if n.Class != el.Class || n.Label() != el.Label() || n.ResourceID != el.ResourceID || n.Bounds != el.Bounds {
 		return fmt.Sprintf("element [%d] %q is no longer the same on the screen", el.Index, el.Label())
 	}
+	if c, ok := coveredBy(el, was, now); ok {
+		return fmt.Sprintf("element [%d] %q is covered by %s that came up while waiting", el.Index, el.Label(), describeElement(c))
+	}
 	return ""
+}
+
+// coveredBy finds what came over el between was and now: an element drawn
+// after it (later in the dump), new on the screen, that covers it whole and
+// is much larger than it (a popup, an ad layer, a dialog's scrim; not a
+// toast). A tap there would land on that, not on what was approved.
+func coveredBy(el *scene.Element, was, now *scene.Scene) (scene.Element, bool) {
+	if was == nil {
+		return scene.Element{}, false
+	}
+	key := func(e scene.Element) string { return fmt.Sprintf("%s|%s|%v", e.Class, e.ResourceID, e.Bounds) }
+	old := map[string]bool{}
+	for _, e := range was.Elements {
+		old[key(e)] = true
+	}
+	area := func(b scene.Bounds) int { return b.Width() * b.Height() }
+	b := el.Bounds
+	for _, c := range now.Elements[el.Index+1:] {
+		cb := c.Bounds
+		if old[key(c)] || !now.Visible(c) || cb.Left > b.Left || cb.Top > b.Top || cb.Right < b.Right || cb.Bottom < b.Bottom ||
+			area(cb) < 4*area(b) {
+			continue
+		}
+		return c, true
+	}
+	return scene.Element{}, false
+}
+
+func describeElement(e scene.Element) string {
+	s := scene.SimpleClass(e.Class)
+	if id := scene.IDName(e.ResourceID); id != "" {
+		s += " " + id
+	}
+	if l := e.Label(); l != "" {
+		s += fmt.Sprintf(" %q", l)
+	}
+	return s
 }
 
 // isRefused reports whether err ends the task because of a refusal, and

@@ -210,3 +210,189 @@ func TestSimGoalInAnotherLanguageSaysSo(t *testing.T) {
 		t.Errorf("same language: %s (%s); no language note expected", res.Status, res.Reason)
 	}
 }
+
+// TestSimHostileProfileSeeds: under the hostile profile (slower, varied
+// transitions, permission dialogs, App isn't responding, a system update,
+// the network error page on the first results) the rule planner's search
+// ends with the results really showing, not the error page nor the search
+// page caught mid-transition (issue 12), in at least 19 of 20 seeds per
+// locale; and it never allows, closes an app or restarts the phone.
+func TestSimHostileProfileSeeds(t *testing.T) {
+	retried := 0
+	for _, loc := range []string{"en", "zh"} {
+		ok := 0
+		var failures []string
+		for seed := int64(1); seed <= 20; seed++ {
+			clk := clock.NewFake(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC))
+			p, err := sim.New(sim.Config{Locale: loc, Profile: "hostile", Seed: seed, Clock: clk})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg := Defaults()
+			cfg.Seed = seed
+			r, err := New(cfg, p.Device(), rule.New(), Options{Clock: clk, Logger: testlog.New(t)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := r.Run(context.Background(), simGoals[loc])
+			var st struct {
+				NetworkError  string `json:"network_error"`
+				Interruptions []struct {
+					Kind, Outcome string
+				} `json:"interruptions"`
+				Granted []any `json:"granted"`
+				Taobao  struct {
+					Screen     string `json:"screen"`
+					LastSearch string `json:"last_search"`
+				} `json:"taobao"`
+			}
+			raw, _ := p.State()
+			if err := json.Unmarshal(raw, &st); err != nil {
+				t.Fatal(err)
+			}
+			for _, in := range st.Interruptions {
+				switch in.Outcome {
+				case "retried":
+					retried++
+				case "allowed", "allowed_foreground", "allowed_once", "closed_app", "restarted":
+					t.Errorf("%s seed %d: %s ended %q: a careful agent never agrees", loc, seed, in.Kind, in.Outcome)
+				}
+			}
+			if res.Status == lifecycle.Completed && st.NetworkError == "" && st.Taobao.Screen == "results" && st.Taobao.LastSearch == "Mac mini" && len(st.Granted) == 0 {
+				ok++
+				continue
+			}
+			failures = append(failures, fmt.Sprintf("seed %d: %s (%s), network_error %q, taobao %s, steps %v",
+				seed, res.Status, res.Reason, st.NetworkError, st.Taobao.Screen, intents(res)))
+		}
+		t.Logf("hostile %s: %d/20 completed", loc, ok)
+		if ok < 19 {
+			t.Errorf("hostile %s: %d/20, want at least 19:\n%s", loc, ok, strings.Join(failures, "\n"))
+		}
+	}
+	if retried == 0 {
+		t.Error("no run met the network error page (fixture: hostile's first results fail half the time)")
+	}
+}
+
+// TestSimSearchEndsOnTheResults: a completed search's last screen is the
+// results, under realistic as under hostile. Issue 12: a submit was judged
+// on the activity the driver reads apart from the dump, so the task ended on
+// the search page still on screen mid-transition, the results unseen.
+func TestSimSearchEndsOnTheResults(t *testing.T) {
+	for _, prof := range []string{"realistic", "hostile"} {
+		for _, loc := range []string{"en", "zh"} {
+			early := 0
+			for seed := int64(1); seed <= 20; seed++ {
+				res, _ := simRun(t, loc, prof, seed, simGoals[loc], Defaults())
+				if res.Status != lifecycle.Completed {
+					continue // the seeds bars above judge success
+				}
+				list := false
+				if sc := res.FinalScene; sc != nil {
+					for _, el := range sc.Elements {
+						if strings.HasSuffix(el.ResourceID, ":id/search_result_list") {
+							list = true
+						}
+					}
+				}
+				if !list {
+					early++
+				}
+			}
+			if early > 0 {
+				t.Errorf("%s %s: %d of 20 completed searches ended on a screen without the results list", prof, loc, early)
+			}
+		}
+	}
+}
+
+// TestSimTapLostUnderASystemDialogIsNotDone: under flaky a tap is dropped
+// and a permission dialog comes up in its place; the dialog's arrival is
+// not the tap's effect (issue 12: "tap About phone" succeeded with Settings
+// still on its main page and the task completed). The step fails at once,
+// without tapping the dialog, the planner dismisses it and taps again: every
+// run ends on the page asked for.
+func TestSimTapLostUnderASystemDialogIsNotDone(t *testing.T) {
+	interrupted := 0
+	for _, row := range []struct{ en, page string }{{"About phone", "about"}, {"Tips & support", "tips"}, {"Display", "display"}} {
+		for seed := int64(1); seed <= 12; seed++ {
+			clk := clock.NewFake(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
+			p, err := sim.New(sim.Config{Profile: "flaky", Seed: seed, Clock: clk})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg := Defaults()
+			cfg.Seed = seed
+			r, err := New(cfg, p.Device(), rule.New(), Options{Clock: clk, Logger: testlog.New(t)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := r.Run(context.Background(), "open Settings, tap "+row.en)
+			for _, s := range res.Steps {
+				if strings.Contains(s.Reason, "system dialog") {
+					interrupted++
+				}
+			}
+			var st struct {
+				Settings struct{ Screen string } `json:"settings"`
+				Granted  []any                   `json:"granted"`
+			}
+			raw, _ := p.State()
+			if err := json.Unmarshal(raw, &st); err != nil {
+				t.Fatal(err)
+			}
+			if res.Status != lifecycle.Completed || st.Settings.Screen != row.page || len(st.Granted) != 0 {
+				t.Errorf("%s seed %d: %s (%s), Settings on %q, granted %v; want the %s page; steps %v",
+					row.en, seed, res.Status, res.Reason, st.Settings.Screen, st.Granted, row.page, intents(res))
+			}
+		}
+	}
+	if interrupted == 0 {
+		t.Error("no step was interrupted by a dialog (fixture: flaky's dropped taps and popups)")
+	}
+}
+
+// TestSimLaunchUnderASystemDialog: a permission dialog that comes up over
+// an app just launched does not make the launch fail ("Clock is not in
+// front (foreground: permissioncontroller)" three times, then the task):
+// the app is in front under it, and the planner dismisses it.
+func TestSimLaunchUnderASystemDialog(t *testing.T) {
+	goal := "open Settings, tap Display, tap Dark theme, then open Clock, tap Add alarm, type 6 into Hour, type 15 into Minute, tap OK"
+	for seed := int64(1); seed <= 12; seed++ {
+		clk := clock.NewFake(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
+		p, err := sim.New(sim.Config{Profile: "flaky", Seed: seed, Clock: clk})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := Defaults()
+		cfg.Seed = seed
+		r, err := New(cfg, p.Device(), rule.New(), Options{Clock: clk, Logger: testlog.New(t)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := r.Run(context.Background(), goal)
+		var st struct {
+			Settings struct {
+				Dark bool `json:"dark_theme"`
+			} `json:"settings"`
+			Clock struct {
+				Alarms []struct {
+					Hour, Minute int
+					Enabled      bool
+				} `json:"alarms"`
+			} `json:"clock"`
+		}
+		raw, _ := p.State()
+		if err := json.Unmarshal(raw, &st); err != nil {
+			t.Fatal(err)
+		}
+		alarm := false
+		for _, a := range st.Clock.Alarms {
+			alarm = alarm || (a.Hour == 6 && a.Minute == 15)
+		}
+		if res.Status != lifecycle.Completed || !st.Settings.Dark || !alarm {
+			t.Errorf("seed %d: %s (%s), dark %t, alarm 6:15 %t; steps %v", seed, res.Status, res.Reason, st.Settings.Dark, alarm, intents(res))
+		}
+	}
+}

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -73,9 +74,18 @@ func (e *executor) check(ps plan.PlannedStep, call tools.Call, base, after *scen
 		if !ok { // validated before any action; kept so a bug cannot pass
 			return false, fmt.Sprintf("unknown tool %q", call.Name)
 		}
+		if d := e.interruption(base, after); d != "" {
+			return false, fmt.Sprintf("a system dialog (%s) came up over the screen and nothing else changed", d)
+		}
 		return t.Changed(call, e.outcome(base, after))
 	case plan.ExpectApp:
-		if apps.InFront(after.Package, x.App) || (!strings.Contains(x.App, ".") && after.Package != base.Package && after.Package != "") {
+		if apps.InFront(after.Package, x.App) || (!strings.Contains(x.App, ".") && after.Package != base.Package && after.Package != "" && !systemDialog(after.Package)) {
+			return true, ""
+		}
+		if systemDialog(after.Package) && appUnder(after, x.App) {
+			// The app is in front, under a system dialog that came up
+			// over it: launching again would not help; the planner
+			// dismisses the dialog.
 			return true, ""
 		}
 		return false, fmt.Sprintf("%s is not in front (foreground: %s)", x.App, after.Package)
@@ -90,12 +100,75 @@ func (e *executor) check(ps plan.PlannedStep, call tools.Call, base, after *scen
 		}
 		return false, describe(x.Target) + " is still on the screen"
 	case plan.ExpectFieldText:
+		if f, ok := actedField(call, base, after); ok {
+			// The field the call typed into, not any field: a focus tap
+			// that was lost sends the text to the field focused before.
+			if sameText(f.Text, x.Text) {
+				return true, ""
+			}
+			return false, fmt.Sprintf("the field typed into holds %q, not %q", f.Text, x.Text)
+		}
 		if tools.FieldHolds(after, x.Text) {
 			return true, ""
 		}
 		return false, fmt.Sprintf("no field holds %q", x.Text)
 	}
 	return false, fmt.Sprintf("unknown expectation %q", x.Kind)
+}
+
+// dialogPackages draw the system's own dialogs over any app: permission
+// prompts, App isn't responding (package android), Play services' system
+// update. One of them coming to the front is an interruption, not what a
+// tap in the app did.
+var dialogPackages = []string{"permissioncontroller", "packageinstaller", "com.google.android.gms"}
+
+// systemDialog reports a package that draws the system's dialogs.
+func systemDialog(pkg string) bool {
+	if pkg == "android" {
+		return true
+	}
+	for _, p := range dialogPackages {
+		if strings.Contains(pkg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// interruption names the system dialog that came to the front over the
+// app between base and after while the app's own screen stayed as it was
+// ("" when that is not what happened). The change is then the dialog's,
+// not the action's: a tap that was lost under it must not count as done.
+func (e *executor) interruption(base, after *scene.Scene) string {
+	if base == nil || after == nil || after.Package == base.Package || !systemDialog(after.Package) || systemDialog(base.Package) {
+		return ""
+	}
+	if appPart(base, base.Package) != appPart(after, base.Package) {
+		return ""
+	}
+	return after.Package
+}
+
+// appUnder reports a screen showing app's window (under a dialog).
+func appUnder(sc *scene.Scene, app string) bool {
+	for _, el := range sc.Elements {
+		if el.Package != sc.Package && apps.InFront(el.Package, app) {
+			return true
+		}
+	}
+	return false
+}
+
+// appPart is what the screen shows of package pkg, for comparing it alone.
+func appPart(sc *scene.Scene, pkg string) string {
+	var b strings.Builder
+	for _, el := range sc.Elements {
+		if el.Package != pkg {
+			continue
+		}
+		fmt.Fprintf(&b, "%s|%s|%s|%s|%v|%t\n", el.Class, el.ResourceID, el.Text, el.Desc, el.Bounds, el.Checked)
+	}
+	return b.String()
 }
 
 // tookEffect reports whether an input's effect is already on the screen, so
@@ -109,7 +182,73 @@ func (e *executor) tookEffect(ps plan.PlannedStep, t *tools.Tool, call tools.Cal
 			return false
 		}
 	}
+	if t.Press() && toastShown(cur) {
+		// A toast is the app's answer to a press ("Added to cart"): with
+		// one on the screen the press most likely landed even though
+		// nothing else changed (the same toast already showed), and
+		// pressing again would do it again (issue 12: a cart of 8).
+		return true
+	}
+	if ps.Expect.Kind == plan.ExpectFieldText {
+		if f, ok := actedField(call, base, cur); ok && !sameText(f.Text, ps.Expect.Text) {
+			// The text may be in another field (the focus tap was lost):
+			// typing again into this one is not typing it twice.
+			return false
+		}
+	}
 	return t.TookEffect(call, e.outcome(base, cur))
+}
+
+// toastShown reports a toast on the screen: an android:id/message text in
+// a window with nothing to press (an AlertDialog's message has buttons).
+func toastShown(sc *scene.Scene) bool {
+	if sc == nil {
+		return false
+	}
+	for _, el := range sc.Elements {
+		if el.ResourceID != "android:id/message" || !sc.Visible(el) {
+			continue
+		}
+		pressable := false
+		for _, o := range sc.Elements {
+			if o.Window == el.Window && (o.Clickable || o.LongClickable || o.Editable) {
+				pressable = true
+				break
+			}
+		}
+		if !pressable {
+			return true
+		}
+	}
+	return false
+}
+
+// actedField finds on after the editable field the call names by index on
+// base (same resource id and bounds), if base has it and after still shows
+// it.
+func actedField(call tools.Call, base, after *scene.Scene) (scene.Element, bool) {
+	var a struct {
+		Element *int `json:"element"`
+	}
+	if base == nil || after == nil || json.Unmarshal(call.Args, &a) != nil || a.Element == nil ||
+		*a.Element < 0 || *a.Element >= len(base.Elements) {
+		return scene.Element{}, false
+	}
+	want := base.Elements[*a.Element]
+	if !want.Editable {
+		return scene.Element{}, false
+	}
+	for _, el := range after.Elements {
+		if el.Editable && el.Bounds == want.Bounds && el.ResourceID == want.ResourceID {
+			return el, true
+		}
+	}
+	return scene.Element{}, false
+}
+
+func sameText(a, b string) bool {
+	norm := func(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
+	return norm(a) == norm(b)
 }
 
 func describe(sel scene.Selector) string {

@@ -40,7 +40,7 @@ import (
 type Config struct {
 	Width, Height int    // default 1080x2400
 	Locale        string // "en" (default) or "zh"
-	Profile       string // "" (no faults, zero latency), "realistic", "slow", "flaky", "injected"
+	Profile       string // "" (no faults, zero latency), "realistic", "slow", "flaky", "injected", "hostile"
 	Seed          int64
 	Clock         clock.Clock // default clock.Real{}
 	NoADBKeyboard bool        // the ADB Keyboard IME is not installed

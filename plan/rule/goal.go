@@ -193,9 +193,15 @@ func splitChineseVerbs(s string) []string {
 	var out []string
 	start := 0
 	runes := []rune(s)
+	// Instructions the grammar does not know also end a launch clause
+	// ("打开设置关闭蓝牙"), never another one: labels hold verbs too
+	// ("点击已连接的设备" is a tap on 已连接的设备, not 连接).
 	verbs := append(append([]string(nil), splitVerbs...), otherVerbsZH[:len(otherVerbsZH)-3]...) // not 把/将/给: too common inside names
 	for i := 1; i < len(runes); i++ {
-		for _, v := range verbs {
+		for j, v := range verbs {
+			if j >= len(splitVerbs) && !launchHead(string(runes[start:i])) {
+				continue
+			}
 			vr := []rune(v)
 			if i+len(vr) > len(runes) || string(runes[i:i+len(vr)]) != v {
 				continue
@@ -215,6 +221,16 @@ func splitChineseVerbs(s string) []string {
 		}
 	}
 	return append(out, string(runes[start:]))
+}
+
+// launchHead reports a clause that starts by launching an app.
+func launchHead(s string) bool {
+	for _, v := range []string{"打开", "启动", "开启", "运行", "请打开"} {
+		if strings.HasPrefix(strings.TrimSpace(s), v) {
+			return true
+		}
+	}
+	return false
 }
 
 // hasArgument reports whether a clause head already has something after its

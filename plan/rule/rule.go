@@ -68,6 +68,18 @@ func (p *Planner) Plan(ctx context.Context, in plan.Input) (plan.Decision, error
 		return finish(false, reason), nil
 	}
 	st := progress(acts, in.Scene, in.History)
+	// A page that failed to load is not the goal reached, whatever the
+	// steps so far say: close what covers it, then Retry.
+	w0 := &work{goal: in.Goal, sc: in.Scene, fp: in.Scene.Fingerprint(), all: in.History, acts: acts}
+	if step, fin, ok := w0.retryPage(); ok {
+		if fin != nil {
+			return plan.Decision{Finish: fin}, nil
+		}
+		if popup, ok := w0.dismissPopup(); ok {
+			step = popup
+		}
+		return plan.Decision{Steps: append([]plan.PlannedStep{step}, w0.sketchFrom(min(st.current, len(acts)))...)}, nil
+	}
 	if st.current == len(acts) {
 		return finish(true, summary(acts)), nil
 	}
@@ -253,11 +265,13 @@ type work struct {
 }
 
 // failedHere returns the step with this intent that already failed on this
-// very screen: doing it again would fail again.
+// very screen: doing it again would fail again. A step a system dialog
+// interrupted (it ended with the dialog in front) does not count: once the
+// dialog is dismissed the same step can work.
 func (w *work) failedHere(intent string) (plan.StepRecord, bool) {
 	for i := len(w.all) - 1; i >= 0; i-- {
 		r := w.all[i]
-		if r.Status == lifecycle.StepFailed && r.Intent == intent && r.Before == w.fp {
+		if r.Status == lifecycle.StepFailed && r.Intent == intent && r.Before == w.fp && !w.interrupted(r) {
 			return r, true
 		}
 	}
@@ -269,11 +283,26 @@ func (w *work) failedHere(intent string) (plan.StepRecord, bool) {
 func (w *work) failedHereTimes(intent string) int {
 	n := 0
 	for _, r := range w.all {
-		if r.Status == lifecycle.StepFailed && r.Intent == intent && r.Before == w.fp {
+		if r.Status == lifecycle.StepFailed && r.Intent == intent && r.Before == w.fp && !w.interrupted(r) {
 			n++
 		}
 	}
 	return n
+}
+
+// interrupted reports a step that ended with a system dialog in front (a
+// permission prompt, App isn't responding, a system update) that it did
+// not start on.
+func (w *work) interrupted(r plan.StepRecord) bool {
+	pkg := func(fp string) string {
+		for _, sc := range w.scenes {
+			if sc.Fingerprint == fp {
+				return sc.Package
+			}
+		}
+		return ""
+	}
+	return r.After != r.Before && systemDialogPackage(pkg(r.After)) && !systemDialogPackage(pkg(r.Before))
 }
 
 // count is how many steps of the current action had this intent.

@@ -200,7 +200,8 @@ func TestPartlyReadableGoalIsRefusedBeforeAnyStep(t *testing.T) {
 		}
 	}
 	// Arguments that contain a separator stay arguments.
-	for goal, want := range map[string]string{"search for salt and pepper": "salt and pepper", "打开设置然后点击蓝牙": "蓝牙"} {
+	for goal, want := range map[string]string{"search for salt and pepper": "salt and pepper", "打开设置然后点击蓝牙": "蓝牙",
+		"打开设置，点击已连接的设备": "已连接的设备", "打开设置，点击已连接的设备，点击使用蓝牙": "使用蓝牙"} {
 		acts, err := parseGoal(goal)
 		if err != nil || acts[len(acts)-1].query+acts[len(acts)-1].label != want {
 			t.Errorf("%q: %v %v, want the last action on %q", goal, acts, err, want)
@@ -354,5 +355,61 @@ func TestAppNamedInAnotherScriptIsNotAWrongScreen(t *testing.T) {
 		History: []plan.StepRecord{launch}, Scenes: []plan.SceneRecord{{Fingerprint: contacts.Fingerprint(), Package: contacts.Package}}})
 	if len(d.Steps) == 0 || d.Steps[0].Intent != "open 通讯录 again" {
 		t.Errorf("from the launcher: steps %q, want the app opened again", stepIntents(d))
+	}
+}
+
+// TestInterruptionsOfAHostilePhone: App isn't responding is answered with
+// Wait (never Close app), the system update with Later/稍后, and a results
+// page that failed to load is retried (after closing what covers it), never
+// taken for the goal reached; Retry that fails twice ends the task.
+func TestInterruptionsOfAHostilePhone(t *testing.T) {
+	anr := mkScene(tb,
+		node{class: "android.widget.TextView", text: "Product list", l: 0, t: 300, r: 1080, b: 400},
+		node{class: "android.widget.LinearLayout", id: "android:id/parentPanel", l: 70, t: 900, r: 1010, b: 1420, pkg: "android"},
+		node{parent: 2, class: "android.widget.TextView", id: "android:id/alertTitle", text: "Taobao isn’t responding", l: 130, t: 960, r: 950, b: 1060, pkg: "android"},
+		node{parent: 2, class: "android.widget.Button", id: "android:id/aerr_close", text: "Close app", click: true, l: 130, t: 1100, r: 950, b: 1220, pkg: "android"},
+		node{parent: 2, class: "android.widget.Button", id: "android:id/aerr_wait", text: "Wait", click: true, l: 130, t: 1240, r: 950, b: 1360, pkg: "android"})
+	d := planOf(t, "open Taobao and search Mac mini", anr, launched("Taobao"))
+	if len(d.Steps) == 0 || d.Steps[0].Intent != "dismiss the popup (Wait)" {
+		t.Errorf("over App isn't responding: %q, want to Wait", stepIntents(d))
+	}
+	update := mkScene(tb,
+		node{class: "android.widget.LinearLayout", id: "com.google.android.gms:id/system_update_dialog", l: 70, t: 800, r: 1010, b: 1500, pkg: "com.google.android.gms"},
+		node{parent: 1, class: "android.widget.Button", id: "com.google.android.gms:id/update_restart", text: "立即重启", click: true, l: 130, t: 1200, r: 950, b: 1320, pkg: "com.google.android.gms"},
+		node{parent: 1, class: "android.widget.Button", id: "com.google.android.gms:id/update_later", text: "稍后", click: true, l: 130, t: 1340, r: 950, b: 1460, pkg: "com.google.android.gms"})
+	d = planOf(t, "打开淘宝搜索Mac mini", update, launched("淘宝"))
+	if len(d.Steps) == 0 || d.Steps[0].Intent != "dismiss the popup (稍后)" {
+		t.Errorf("over the system update: %q, want Later", stepIntents(d))
+	}
+
+	goal := "open Taobao and search Mac mini"
+	typed := plan.StepRecord{Number: 3, Intent: `type "Mac mini" and submit`, Status: lifecycle.StepSucceeded, Changed: true}
+	errorPage := func(covered bool) *scene.Scene {
+		nodes := []node{
+			{class: "android.widget.FrameLayout", id: tb + ":id/error_view", l: 0, t: 100, r: 1080, b: 2268},
+			{parent: 1, class: "android.widget.TextView", text: "Network error", l: 60, t: 800, r: 1020, b: 890},
+			{parent: 1, class: "android.widget.Button", id: tb + ":id/error_retry", text: "Retry", click: true, l: 320, t: 1060, r: 760, b: 1180},
+		}
+		if covered {
+			nodes = append(nodes, node{class: "android.widget.FrameLayout", id: tb + ":id/poplayer_ad", l: 0, t: 0, r: 1080, b: 2400},
+				node{parent: 4, class: "android.widget.ImageView", desc: "Close", id: tb + ":id/poplayer_close", click: true, l: 480, t: 1700, r: 600, b: 1820})
+		}
+		return mkScene(tb, nodes...)
+	}
+	d = planOf(t, goal, errorPage(false), launched("Taobao"), typed)
+	if d.Finish != nil || len(d.Steps) == 0 || d.Steps[0].Intent != "retry loading (Retry)" {
+		t.Fatalf("on the network error page: %+v; want Retry, not done", d)
+	}
+	d = planOf(t, goal, errorPage(true), launched("Taobao"), typed)
+	if d.Finish != nil || len(d.Steps) == 0 || d.Steps[0].Intent != "dismiss the popup (Close)" {
+		t.Errorf("an ad over the error page: %q; want it closed first", stepIntents(d))
+	}
+	page := errorPage(false)
+	failed := func(n int) plan.StepRecord {
+		return plan.StepRecord{Number: n, Intent: "retry loading (Retry)", Status: lifecycle.StepFailed, Reason: "still there", Before: page.Fingerprint()}
+	}
+	d = planOf(t, goal, page, launched("Taobao"), typed, failed(4), failed(5))
+	if d.Finish == nil || d.Finish.Success || !strings.Contains(d.Finish.Reason, "did not load") {
+		t.Errorf("after Retry failed twice: %+v; want a failure saying the page did not load", d)
 	}
 }

@@ -23,7 +23,10 @@ var dismissWords = map[string]bool{
 	"skip ad": true, "not now": true, "以后再说": true, "稍后再说": true, "暂不": true, "暂不需要": true,
 	"cancel": true, "取消": true, "no thanks": true, "no, thanks": true, "dismiss": true, "later": true,
 	"maybe later": true, "don't allow": true, "不允许": true, "deny": true, "拒绝": true, "close ad": true,
-	"关闭广告": true, "我知道了": true, "知道了": true, "got it": true,
+	"关闭广告": true, "我知道了": true, "知道了": true, "got it": true, "稍后": true,
+	// "App isn't responding": Wait lets the app carry on (Close app would
+	// stop it).
+	"wait": true, "等待": true,
 }
 
 // strongDismiss labels close something wherever they are; the others (like
@@ -50,10 +53,17 @@ func containsAny(s string, words []string) bool {
 	return false
 }
 
+// systemDialogPackage reports the packages of the system's own dialogs.
+func systemDialogPackage(pkg string) bool {
+	return pkg == "android" || containsAny(strings.ToLower(pkg), []string{"permissioncontroller", "packageinstaller", "com.google.android.gms"})
+}
+
 // inPopup reports whether el lies inside a popup-like container (itself
 // included), or in a window of a permission prompt.
 func inPopup(sc *scene.Scene, el scene.Element) bool {
-	if containsAny(strings.ToLower(el.Package), []string{"permissioncontroller", "packageinstaller"}) {
+	if containsAny(strings.ToLower(el.Package), []string{"permissioncontroller", "packageinstaller"}) || el.Package == "android" {
+		// The permission prompt, and the system server's own dialogs
+		// (package android: App isn't responding).
 		return true
 	}
 	for i := el.Index; i >= 0 && i < len(sc.Elements); i = sc.Elements[i].Parent {
@@ -68,6 +78,34 @@ func inPopup(sc *scene.Scene, el scene.Element) bool {
 		}
 	}
 	return false
+}
+
+// retryWords label the button of a page that failed to load.
+var retryWords = map[string]bool{"retry": true, "try again": true, "reload": true, "重试": true, "点击重试": true,
+	"重新加载": true, "刷新": true, "刷新重试": true}
+
+// retryPage plans tapping Retry on a page that failed to load (a network
+// error page stands where the results should be), twice at most on the
+// same screen; then the task fails, since the page is not what the goal
+// wanted, whatever the steps so far say.
+func (w *work) retryPage() (plan.PlannedStep, *plan.Finish, bool) {
+	for _, el := range w.sc.Elements {
+		if !w.sc.Visible(el) || !(el.Clickable || w.clickableAncestor(el)) || !retryWords[fold(el.Label())] {
+			continue
+		}
+		intent := "retry loading (" + el.Label() + ")"
+		if r, failed := w.failedHere(intent); failed && w.failedHereTimes(intent) >= 2 {
+			return plan.PlannedStep{}, &plan.Finish{Reason: "the page did not load and Retry did not help: " + failedStep(r)}, true
+		}
+		sel := selectorFor(w.sc, el, true)
+		return plan.PlannedStep{
+			Intent: intent,
+			Call:   tools.NewCall(tools.Tap, map[string]any{}),
+			Target: &sel,
+			Expect: plan.Expectation{Kind: plan.ExpectGone, Target: sel},
+		}, nil, true
+	}
+	return plan.PlannedStep{}, nil, false
 }
 
 // dismissPopup plans closing a popup on the screen, unless closing it

@@ -1,0 +1,80 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"phonepilot/device/sim"
+	"phonepilot/internal/clock"
+	"phonepilot/internal/testlog"
+	"phonepilot/plan"
+	"phonepilot/scene"
+	"phonepilot/tools"
+)
+
+// tapOnce plans one tap on the element with resource id id, expecting a
+// change, then finishes.
+type tapOnce struct{ id string }
+
+func (p tapOnce) Plan(ctx context.Context, in plan.Input) (plan.Decision, error) {
+	if len(in.History) > 0 {
+		return plan.Decision{Finish: &plan.Finish{Success: true, Reason: "tapped"}}, nil
+	}
+	sel := scene.Selector{Field: scene.FieldID, Value: p.id}
+	return plan.Decision{Steps: []plan.PlannedStep{{Intent: "tap " + p.id, Call: tools.NewCall(tools.Tap, map[string]any{}),
+		Target: &sel, Expect: plan.Expectation{Kind: plan.ExpectChanged}}}}, nil
+}
+
+// A second Add to cart while the first one's "Added to cart" toast still
+// shows changes nothing on the screen; the press is not repeated (issue 12:
+// three attempts per step put 8 in the cart).
+func TestPressNotRepeatedWhileItsToastShows(t *testing.T) {
+	clk := clock.NewFake(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
+	p, err := sim.New(sim.Config{Clock: clk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := p.Device()
+	ctx := context.Background()
+	tapID := func(id string) {
+		sc, err := d.Scene(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, el := range sc.Elements {
+			if el.ResourceID == id {
+				x, y := el.Bounds.Center()
+				d.Tap(ctx, x, y)
+				return
+			}
+		}
+		t.Fatalf("no %s", id)
+	}
+	d.LaunchApp(ctx, "Taobao")
+	tapID("com.taobao.taobao:id/poplayer_close")
+	tapID("com.taobao.taobao:id/home_searchbar")
+	d.TypeText(ctx, "Kindle")
+	tapID("com.taobao.taobao:id/search_button")
+	tapID("com.taobao.taobao:id/search_item")
+	tapID("com.taobao.taobao:id/add_cart") // the first add: its toast shows for 2 s
+	r, err := New(Defaults(), d, tapOnce{"com.taobao.taobao:id/add_cart"}, Options{Clock: clk, Logger: testlog.New(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := r.Run(ctx, "add it to the cart again")
+	var st struct {
+		Taobao struct {
+			Cart []struct{ Qty int } `json:"cart"`
+		} `json:"taobao"`
+	}
+	raw, _ := p.State()
+	if err := json.Unmarshal(raw, &st); err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Taobao.Cart) != 1 || st.Taobao.Cart[0].Qty != 2 {
+		t.Errorf("cart %+v after one more Add to cart (%s: %s, %d attempts); want the product twice",
+			st.Taobao.Cart, res.Status, res.Reason, len(res.Steps[0].Attempts))
+	}
+}
