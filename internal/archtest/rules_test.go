@@ -40,9 +40,9 @@ var allowedImports = map[string][]string{
 	"api":                       {"task", "runtime", "storage", "device", "scene", "plan", "tools", "internal/*", "task/lifecycle"},
 	// The vocabulary of a task's life: statuses, causes, event and step types.
 	"task/lifecycle": nil,
-	// phonebench's task definitions; its tests also drive plan/rule and
-	// the safety gate on the simulator.
-	"phonebench/tasks": {"device/sim", "task/lifecycle", "device", "scene", "plan", "plan/rule", "safety", "tools", "internal/clock"},
+	// phonebench's task definitions; its tests also run plan/rule through
+	// the runtime and ask the safety gate, on the simulator.
+	"phonebench/tasks": {"device/sim", "task/lifecycle", "device", "scene", "plan", "plan/rule", "runtime", "safety", "tools", "internal/clock"},
 	// The phonebench harness: policies over the runtime (through the task
 	// service, on a temporary SQLite store), the peer loop over a device,
 	// the floor, records and the report.

@@ -46,6 +46,10 @@ func init() {
 				"en": "Turn on dark theme and set an alarm for {time_en}",
 				"zh": "开启深色主题，并设一个{time_zh}的闹钟",
 			},
+			Rule: map[string]string{
+				"en": "open Settings, tap Display, tap Dark theme, then open Clock, tap Add alarm, type {hour} into Hour, type {minute} into Minute, tap OK",
+				"zh": "打开设置，点击显示，点击深色主题，然后打开时钟，点击添加闹钟，在小时输入{hour}，在分钟输入{minute}，点击确定",
+			},
 			Params: func(seed int64) map[string]string { return timeParams(seed, 26) },
 			Start:  noStart,
 			Script: func(loc string, p map[string]string) []Step {

@@ -24,10 +24,10 @@ func tap(intent, target string) Step {
 	return Step{Intent: intent, Tool: ToolTap, Target: target}
 }
 
-// tapIfShown taps target when it is listed and moves on when it is not (a
-// popup that may or may not be there).
+// tapIfShown taps target when the current screen lists it and moves on
+// when it does not (a popup that may or may not be there): no scrolling.
 func tapIfShown(intent, target string) Step {
-	return Step{Intent: intent, Tool: ToolTap, Target: target, IfMissing: "skip"}
+	return Step{Intent: intent, Tool: ToolTap, Target: target, IfMissing: "skip", Here: true}
 }
 
 // typeInto replaces the content of the field labelled target with text,

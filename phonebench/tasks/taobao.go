@@ -156,6 +156,7 @@ func init() {
 				"en": "In Taobao, search again for {past_en} from the search history",
 				"zh": "在淘宝的历史搜索里再搜一次{past_zh}",
 			},
+			Rule: map[string]string{"en": "open Taobao, tap Search, tap {past_en}", "zh": "打开淘宝，点击搜索，点击{past_zh}"},
 			Params: func(seed int64) map[string]string {
 				i := int(uint64(seed) % uint64(len(historyEn)))
 				return map[string]string{"past_en": historyEn[i], "past_zh": historyZh[i]}

@@ -11,7 +11,17 @@
 // must fail with WantCause and leave the user's data untouched; an Approval
 // task must stop at the safety gate (waiting_approval, Check failing: no
 // order or message yet), then pass its Check exactly once after a person
-// approves.
+// approves. Unchanged compares the user's data of two states (settings,
+// contacts, messages sent, alarms, cart, orders, history, installed apps).
+//
+// Parameters are drawn per seed from small lists. A parameter that differs
+// by locale comes as two keys, "name_en" and "name_zh" (a contact is Alice
+// Chen on an English phone and 张伟 on a Chinese one); each locale's goal
+// uses its own, and Check reads the locale from the state.
+//
+// A Step's Target names an element by its label in the Scene listing a
+// model reads; FindTarget is the one matching rule, for this package's
+// tests and the harness's scripted decision-maker alike.
 package tasks
 
 import (
@@ -41,7 +51,7 @@ var Kinds = []Kind{Normal, AlreadyDone, Impossible, Approval}
 type Task struct {
 	Name   string                                   // "settings.bluetooth.on": app.what[.variant], unique, used by --tasks PATTERN (path.Match / substring)
 	Apps   []string                                 // packages it touches
-	Kind   Kind                                     //
+	Kind   Kind                                     // how it is judged
 	Goal   map[string]string                        // locale ("en","zh") → template with {param} placeholders
 	Rule   map[string]string                        // locale → phrasing the rule planner covers (template too); absent = rule policy skips the task
 	Params func(seed int64) map[string]string       // deterministic per seed (nil = no params)
@@ -76,6 +86,9 @@ type Step struct {
 	// Until, for a step that repeats (e.g. scroll until a row shows): a label that must be listed
 	// before the script moves on ("" = the step is done once its call succeeded).
 	Until string
+	// Here: look for Target on the current screen only, without scrolling (a popup's
+	// button that may or may not be showing; with IfMissing "skip").
+	Here bool
 }
 
 // Locales are the goal languages every task has.
@@ -157,4 +170,13 @@ func (t Task) RuleFor(locale string, params map[string]string) (string, bool) {
 		return "", false
 	}
 	return Fill(r, params), true
+}
+
+// GateStops is how many times the safety gate stops an Approval task's
+// script (Approvals, at least 1), and 0 for the other kinds.
+func (t Task) GateStops() int {
+	if t.Kind != Approval {
+		return 0
+	}
+	return max(t.Approvals, 1)
 }
