@@ -19,7 +19,7 @@ var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 		if x >= 1 {
 			return "100%"
 		}
-		return fmt.Sprintf("%.1f%%", math.Floor(1000*x)/10)
+		return fmt.Sprintf("%.1f%%", math.Min(99.9, math.Round(1000*x)/10))
 	},
 	"ratio": ratioText,
 	"secs":  func(ms float64) string { return fmt.Sprintf("%.1f s", ms/1000) },
