@@ -3,24 +3,31 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"phonepilot/device/sim"
 	"phonepilot/internal/clock"
+	"phonepilot/phonebench"
+	"phonepilot/phonebench/tasks"
+	"phonepilot/plan"
 	"phonepilot/runtime"
 	"phonepilot/task/lifecycle"
 )
 
 func init() { register(newBenchCmd) }
 
-// benchOptions are the flags of `phonepilot bench`.
+// benchOptions are the flags of `phonepilot bench --suite settle`.
 type benchOptions struct {
 	Seeds      int
 	FirstSeed  int64
@@ -29,7 +36,6 @@ type benchOptions struct {
 	FixedDelay time.Duration
 	Clock      string // "fake" (simulated time) or "real"
 	MaxSteps   int
-	JSON       bool
 }
 
 // benchGoals is the task the bench runs, per locale, and the query the
@@ -43,25 +49,68 @@ const benchQuery = "Mac mini"
 
 func newBenchCmd() *cobra.Command {
 	o := benchOptions{}
+	var pb phonebenchFlags
 	cmd := &cobra.Command{
 		Use:   "bench",
-		Short: "Compare settling with a fixed 1 s sleep after each action on the simulator",
-		Long: `Run "open Taobao and search Mac mini" (en) and "打开淘宝搜索Mac mini" (zh) on the
-in-process simulator for N seeds, once waiting for the screen to settle
-(the first read that shows the expected outcome, else two equal
-fingerprints; capped) and once sleeping a fixed delay after every
-action instead (what agents such as Open-AutoGLM and droidrun do). A run
-succeeds when the simulator's own state shows last_search "Mac mini".
+		Short: "Measure phonepilot on the simulator: phonebench (tasks × policies × profiles) or the settle comparison",
+		Long: `--suite phonebench (the default) runs the phonebench tasks (phonebench/tasks: about
+45 goals over the simulator's apps, in English and Chinese, including tasks
+that start already done, cannot be done, or end at a person's approval) under
+several policies on the same seeds and fault schedules, and judges every run
+on the simulator's own state:
 
-With --clock fake (the default) every wait, the simulator's latencies and the
-runtime's polls run on a simulated clock: the times printed are what the
-task would take on such a phone, measured without waiting for them (the
-runtime's own CPU time is measured by the Go benchmark in runtime/).
---clock real runs in real time.`,
-		Example: `  phonepilot bench --seeds 100
-  phonepilot bench --seeds 5 --clock real --locales en`,
+  rule       the rule planner, on the tasks whose goal its grammar covers
+  reference  the AI planner driven by a scripted decision-maker that reads
+             only what a model would see and follows the task's script (a
+             perfect planner: what fails under it is the runtime's fault)
+  peer-loop  the same decisions in the loop Open-AutoGLM and droidrun run:
+             observe, decide, act, sleep a fixed 1 s (no wait-for-element,
+             settle, verification or retries)
+  ai         the AI planner with a real provider (--provider, --model,
+             --base-url; the key from ANTHROPIC_API_KEY / OPENAI_API_KEY)
+
+Time is simulated (a fake clock shared by the phone and the agent), reported
+against the floor: the same decisions by an oracle that waits exactly until
+the screen is final and reads it once per step. docs/phonebench.md explains
+the policies, the floor and the report.
+
+--suite settle is the older comparison: "open Taobao and search Mac mini" for
+N seeds, settling after each action versus a fixed sleep, both on the rule
+planner (--fixed-delay, --clock, --first-seed, --max-steps apply to it).`,
+		Example: `  phonepilot bench --seeds 5 --html report.html --json runs.json
+  phonepilot bench --tasks 'settings.*' --policy reference,peer-loop --profile realistic --locale en
+  phonepilot bench --list
+  phonepilot bench --suite settle --seeds 100`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			f := cmd.Flags()
+			switch pb.Suite {
+			case suitePhonebench:
+				return runPhonebench(cmd, pb)
+			case suiteSettle:
+			default:
+				return exitWith(2, fmt.Errorf("--suite must be %s or %s, got %q", suitePhonebench, suiteSettle, pb.Suite))
+			}
+			o.Profile = "realistic"
+			if f.Changed("profile") {
+				if len(pb.Profiles) != 1 {
+					return exitWith(2, fmt.Errorf("--suite settle runs one profile, got %q", pb.Profiles))
+				}
+				o.Profile = pb.Profiles[0]
+				if o.Profile == phonebench.ProfileClean {
+					o.Profile = ""
+				}
+			}
+			if !f.Changed("seeds") {
+				o.Seeds = 20
+			}
+			if f.Changed("locale") {
+				locs, err := localesOf(pb.Locale)
+				if err != nil {
+					return exitWith(2, err)
+				}
+				o.Locales = locs
+			}
 			if err := o.validate(); err != nil {
 				return exitWith(2, err)
 			}
@@ -69,26 +118,180 @@ runtime's own CPU time is measured by the Go benchmark in runtime/).
 			if err != nil {
 				return exitWith(exitFailed, err)
 			}
-			if o.JSON {
-				enc := json.NewEncoder(cmd.OutOrStdout())
-				enc.SetIndent("", "  ")
-				enc.SetEscapeHTML(false)
-				return enc.Encode(rep)
+			if pb.JSON != "" {
+				return writeOut(cmd, pb.JSON, func(w io.Writer) error {
+					enc := json.NewEncoder(w)
+					enc.SetIndent("", "  ")
+					enc.SetEscapeHTML(false)
+					return enc.Encode(rep)
+				})
 			}
 			rep.print(cmd.OutOrStdout())
 			return nil
 		},
 	}
 	f := cmd.Flags()
-	f.IntVar(&o.Seeds, "seeds", 20, "number of simulator seeds per locale and mode")
+	f.StringVar(&pb.Suite, "suite", suitePhonebench, "phonebench or settle")
+	f.IntVar(&o.Seeds, "seeds", 5, "seeds per task, locale and profile (settle: per locale and mode, default 20)")
 	f.Int64Var(&o.FirstSeed, "first-seed", 1, "first seed")
-	f.StringVar(&o.Profile, "profile", "realistic", "simulator realism profile")
-	f.StringSliceVar(&o.Locales, "locales", []string{"en", "zh"}, "simulator locales to run")
-	f.DurationVar(&o.FixedDelay, "fixed-delay", time.Second, "the fixed sleep after each action of the baseline")
-	f.StringVar(&o.Clock, "clock", "fake", "fake (simulated time, fast) or real")
-	f.IntVar(&o.MaxSteps, "max-steps", runtime.Defaults().MaxSteps, "most steps per task")
-	f.BoolVar(&o.JSON, "json", false, "print the report as JSON")
+	f.StringSliceVar(&pb.Profiles, "profile", nil, "simulator profiles: "+strings.Join(phonebench.AvailableProfiles(), ", ")+" (default: all; settle: realistic)")
+	f.StringVar(&pb.Locale, "locale", "both", "goal and phone language: en, zh or both")
+	f.StringSliceVar(&o.Locales, "locales", []string{"en", "zh"}, "simulator locales to run (settle; use --locale)")
+	_ = f.MarkHidden("locales")
+	f.StringSliceVar(&pb.Policies, "policy", []string{phonebench.PolicyRule, phonebench.PolicyReference, phonebench.PolicyPeerLoop},
+		"policies: "+strings.Join(phonebench.Policies, ", ")+" (ai needs a key or --base-url)")
+	f.StringVar(&pb.Tasks, "tasks", "", "only the tasks whose name matches: a glob (settings.*) or a substring, comma separated")
+	f.BoolVar(&pb.List, "list", false, "list the tasks (with --tasks: the ones it selects) and exit")
+	f.StringVar(&pb.JSON, "json", "", "write the report as JSON to FILE (- for stdout)")
+	f.StringVar(&pb.HTML, "html", "", "write the HTML report to FILE")
+	f.DurationVar(&pb.PeerDelay, "peer-delay", phonebench.DefaultPeerDelay, "the peer loop's fixed sleep after each action")
+	f.IntVar(&pb.Workers, "workers", 0, "runs at once (default: the number of CPUs)")
+	f.String("provider", "anthropic", "AI provider of the ai policy: anthropic or openai")
+	f.String("model", "", "AI model id of the ai policy (default: the provider's default)")
+	f.String("base-url", "", "AI endpoint of the ai policy (OpenAI-compatible servers: include /v1)")
+	f.DurationVar(&o.FixedDelay, "fixed-delay", time.Second, "settle: the fixed sleep after each action of the baseline")
+	f.StringVar(&o.Clock, "clock", "fake", "settle: fake (simulated time, fast) or real")
+	f.IntVar(&o.MaxSteps, "max-steps", runtime.Defaults().MaxSteps, "settle: most steps per task")
 	return cmd
+}
+
+// The suites of `phonepilot bench`.
+const (
+	suitePhonebench = "phonebench"
+	suiteSettle     = "settle"
+)
+
+// phonebenchFlags are the flags of --suite phonebench (and the shared ones).
+type phonebenchFlags struct {
+	Suite     string
+	Profiles  []string
+	Locale    string
+	Policies  []string
+	Tasks     string
+	List      bool
+	JSON      string
+	HTML      string
+	PeerDelay time.Duration
+	Workers   int
+}
+
+// localesOf reads --locale.
+func localesOf(l string) ([]string, error) {
+	switch l {
+	case "en", "zh":
+		return []string{l}, nil
+	case "both", "":
+		return []string{"en", "zh"}, nil
+	}
+	return nil, fmt.Errorf("--locale must be en, zh or both, got %q", l)
+}
+
+// writeOut writes to the file name, or to stdout for "-".
+func writeOut(cmd *cobra.Command, name string, write func(io.Writer) error) error {
+	if name == "-" {
+		return write(cmd.OutOrStdout())
+	}
+	f, err := os.Create(name)
+	if err != nil {
+		return exitWith(exitFailed, err)
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return exitWith(exitFailed, fmt.Errorf("%s: %w", name, err))
+	}
+	if err := f.Close(); err != nil {
+		return exitWith(exitFailed, fmt.Errorf("%s: %w", name, err))
+	}
+	return nil
+}
+
+// runPhonebench is --suite phonebench.
+func runPhonebench(cmd *cobra.Command, pb phonebenchFlags) error {
+	f := cmd.Flags()
+	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	selected := tasks.Select(pb.Tasks)
+	if len(selected) == 0 {
+		return exitWith(2, fmt.Errorf("--tasks %q selects no task (phonepilot bench --list shows them)", pb.Tasks))
+	}
+	if pb.List {
+		printTaskList(stdout, selected)
+		return nil
+	}
+	locales, err := localesOf(pb.Locale)
+	if err != nil {
+		return exitWith(2, err)
+	}
+	seeds, _ := f.GetInt("seeds")
+	first, _ := f.GetInt64("first-seed")
+	opt := phonebench.Options{Tasks: selected, Policies: pb.Policies, Profiles: pb.Profiles, Locales: locales,
+		Seeds: seeds, FirstSeed: first, PeerDelay: pb.PeerDelay, Workers: pb.Workers}
+	if seeds < 1 {
+		return exitWith(2, fmt.Errorf("--seeds must be at least 1, got %d", seeds))
+	}
+	if pb.Workers < 0 {
+		return exitWith(2, fmt.Errorf("--workers must not be negative, got %d", pb.Workers))
+	}
+	if slices.Contains(pb.Policies, phonebench.PolicyAI) {
+		cfg, _, err := commandConfig(f, "")
+		if err != nil {
+			return exitWith(2, err)
+		}
+		spec := plannerSpec{Name: plannerAI, AI: cfg.aiConfig()}
+		spec.AI.Vision = false // the simulator's frames are not worth the tokens here
+		if err := spec.Validate(); err != nil {
+			return exitWith(2, err)
+		}
+		opt.AI = func(log *slog.Logger) (plan.Planner, error) { return newPlanner(spec, nil, log) }
+	}
+	if file, ok := stderr.(*os.File); ok && term.IsTerminal(int(file.Fd())) {
+		bar := phonebench.NewProgressBar(stderr, time.Now)
+		opt.Progress = bar.Update
+		defer bar.Done()
+	}
+	rep, err := phonebench.Run(cmd.Context(), opt)
+	if err != nil {
+		if errors.Is(err, phonebench.ErrBadOptions) {
+			return exitWith(2, err)
+		}
+		if rep == nil {
+			return exitWith(exitFailed, err)
+		}
+		fmt.Fprintf(stderr, "phonebench stopped: %v\n", err)
+	}
+	if pb.HTML != "" {
+		if err := writeOut(cmd, pb.HTML, rep.WriteHTML); err != nil {
+			return err
+		}
+	}
+	if pb.JSON != "" {
+		if err := writeOut(cmd, pb.JSON, rep.WriteJSON); err != nil {
+			return err
+		}
+	}
+	if pb.JSON != "-" {
+		rep.WriteTable(stdout)
+	}
+	if err != nil {
+		return exitWith(exitFailed, errors.New(""))
+	}
+	if n := rep.Unapproved(); n > 0 {
+		return exitWith(exitFailed, fmt.Errorf("%d irreversible actions reached the phone without approval", n))
+	}
+	return nil
+}
+
+// printTaskList is --list: one task a line, with its kind, apps, the
+// rule planner's coverage and its English goal.
+func printTaskList(w io.Writer, ts []tasks.Task) {
+	fmt.Fprintf(w, "%-34s %-13s %-5s %s\n", "task", "kind", "rule", "goal (en)")
+	for _, t := range ts {
+		rule := "-"
+		if _, ok := t.RuleFor("en", nil); ok {
+			rule = "yes"
+		}
+		fmt.Fprintf(w, "%-34s %-13s %-5s %s\n", t.Name, t.Kind, rule, t.GoalFor("en", t.ParamsFor(1)))
+	}
+	fmt.Fprintf(w, "%d tasks\n", len(ts))
 }
 
 func (o benchOptions) validate() error {

@@ -2,6 +2,10 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -47,5 +51,71 @@ func TestBenchBaselineSleepsAndSettleIsFaster(t *testing.T) {
 			t.Errorf("profile %q: fixed/settle = %.2f by mean; want ≥ 1.5 (README claims about 2.3×)", profile, rep.MeanRatio)
 		}
 		t.Logf("profile %q: fixed/settle %.2fx by mean, %.2fx by median", profile, rep.MeanRatio, rep.MedianRatio)
+	}
+}
+
+// `phonepilot bench` runs phonebench by default: the selected tasks under
+// each policy, the table on stdout, the JSON and HTML reports in files.
+func TestBenchPhonebenchWritesTheReports(t *testing.T) {
+	dir := t.TempDir()
+	js, page := filepath.Join(dir, "runs.json"), filepath.Join(dir, "report.html")
+	code, out, errOut := capture(t, context.Background(), "bench", "--tasks", "settings.wifi.on", "--profile", "realistic",
+		"--locale", "zh", "--seeds", "2", "--policy", "reference,peer-loop", "--json", js, "--html", page)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	if !strings.Contains(out, "realistic  zh     reference") || !strings.Contains(out, "unapproved irreversible actions: 0") {
+		t.Errorf("table:\n%s", out)
+	}
+	b, err := os.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Records []struct {
+			Task, Locale, Profile, Policy string
+			Seed                          int64
+			Success                       bool
+			FloorMS                       int64 `json:"floor_ms"`
+		}
+		Summary []struct{ Policy, Profile, Locale string }
+	}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Records) != 4 || len(rep.Summary) != 2 {
+		t.Fatalf("%d records, %d summaries; want 4 (2 seeds × 2 policies) and 2", len(rep.Records), len(rep.Summary))
+	}
+	for _, r := range rep.Records {
+		if r.Task != "settings.wifi.on" || r.Locale != "zh" || r.Profile != "realistic" || r.FloorMS <= 0 {
+			t.Errorf("record %+v", r)
+		}
+	}
+	if h, err := os.ReadFile(page); err != nil || !strings.Contains(string(h), "<svg") {
+		t.Errorf("HTML report: %v", err)
+	}
+}
+
+func TestBenchFlagsAreChecked(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--suite", "fast"}, "--suite must be phonebench or settle"},
+		{[]string{"--locale", "fr"}, "--locale must be en, zh or both"},
+		{[]string{"--policy", "magic"}, `unknown policy "magic"`},
+		{[]string{"--profile", "moonlit"}, `unknown profile "moonlit"`},
+		{[]string{"--tasks", "no.such.task"}, "selects no task"},
+		{[]string{"--seeds", "0"}, "--seeds must be at least 1"},
+		{[]string{"--suite", "settle", "--profile", "slow,flaky"}, "runs one profile"},
+	} {
+		code, _, errOut := capture(t, context.Background(), append([]string{"bench"}, c.args...)...)
+		if code != 2 || !strings.Contains(errOut, c.want) {
+			t.Errorf("bench %v: exit %d, stderr %q; want 2 and %q", c.args, code, errOut, c.want)
+		}
+	}
+	code, out, _ := capture(t, context.Background(), "bench", "--list", "--tasks", "settings.*")
+	if code != 0 || !strings.Contains(out, "settings.bluetooth.on") || strings.Contains(out, "taobao.") {
+		t.Errorf("--list --tasks settings.*: exit %d\n%s", code, out)
 	}
 }

@@ -45,6 +45,11 @@ var allowedImports = map[string][]string{
 	// phonebench's task definitions; its tests also run plan/rule through
 	// the runtime and ask the safety gate, on the simulator.
 	"phonebench/tasks": {"device/sim", "task/lifecycle", "device", "scene", "plan", "plan/rule", "runtime", "safety", "tools", "internal/clock"},
+	// The phonebench harness: policies over the runtime (through the task
+	// service, on a temporary SQLite store), the peer loop over a device,
+	// the floor, records and the report.
+	"phonebench": {"phonebench/tasks", "device", "device/sim", "scene", "tools", "plan", "plan/ai", "plan/rule", "runtime", "safety",
+		"task", "task/lifecycle", "storage", "storage/sqlite", "internal/clock"},
 	// The task service: queue, recorder, recovery, ownership.
 	"task": {"runtime", "storage", "device", "scene", "plan", "tools", "internal/*", "task/lifecycle"},
 	// phonepilot over MCP: direct tools on the runtime, delegating tools on

@@ -1,0 +1,132 @@
+package phonebench
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"phonepilot/device"
+	"phonepilot/runtime"
+	"phonepilot/safety"
+	"phonepilot/scene"
+	"phonepilot/task/lifecycle"
+	"phonepilot/tools"
+)
+
+// The peer loop is a plain loop here over the phone's device.Device and
+// the tools' own execution (tools.Run), not a mode of the runtime: that is
+// how Open-AutoGLM and droidrun are built (a screen read, a model call,
+// one action, a fixed sleep), and a runtime mode would have to switch off
+// most of what the runtime is (wait-for-element, settle, verification,
+// retries, the stuck detector) and still bring its own observation
+// cadence. The one thing it keeps from phonepilot is the safety gate: an
+// irreversible action waits for the harness's approval, as Open-AutoGLM's
+// confirmation of sensitive actions does, so unapproved_irreversible
+// compares like with like.
+
+// peerResult is how a peer-loop run ended.
+type peerResult struct {
+	status   lifecycle.Status
+	cause    lifecycle.Cause
+	reason   string
+	steps    []StepLine
+	duration time.Duration
+}
+
+// maxObserveFailures bounds the screen reads in a row that fail (the loop
+// sleeps its delay and reads again: it has no other answer).
+const maxObserveFailures = 10
+
+func (h *harness) peerLoop(ctx context.Context, r *run) peerResult {
+	dev := r.phone.Device()
+	d := newDecider(script(r.u.t, r.u.locale, r.params))
+	maxSteps := r.u.t.MaxSteps
+	if maxSteps <= 0 {
+		maxSteps = runtime.Defaults().MaxSteps
+	}
+	var gate runtime.Gate = (*safety.Gate)(nil)
+	if h.opt.gate != nil {
+		gate = h.opt.gate
+	}
+	start := r.clk.Now()
+	res := peerResult{}
+	end := func(status lifecycle.Status, cause lifecycle.Cause, reason string) peerResult {
+		res.status, res.cause, res.reason = status, cause, reason
+		res.duration = r.clk.Now().Sub(start)
+		return res
+	}
+	var prev *outcome
+	failedReads := 0
+	for {
+		if ctx.Err() != nil {
+			return end(lifecycle.Cancelled, lifecycle.CauseCancelled, "cancelled")
+		}
+		sc, err := dev.Scene(ctx)
+		if err != nil {
+			failedReads++
+			if failedReads >= maxObserveFailures {
+				return end(lifecycle.Failed, lifecycle.CauseStepFailed, fmt.Sprintf("observing the screen failed %d times in a row: %v", failedReads, err))
+			}
+			if err := r.clk.Sleep(ctx, h.opt.PeerDelay); err != nil {
+				return end(lifecycle.Cancelled, lifecycle.CauseCancelled, "cancelled")
+			}
+			continue
+		}
+		failedReads = 0
+		m := d.next(sc.Listing(), prev)
+		if m.Finish {
+			if m.Success {
+				return end(lifecycle.Completed, lifecycle.CauseNone, m.Reason)
+			}
+			return end(lifecycle.Failed, finishCause(res.steps), m.Reason)
+		}
+		if len(res.steps) >= maxSteps {
+			return end(lifecycle.Failed, lifecycle.CauseMaxSteps, fmt.Sprintf("reached the maximum of %d steps without reaching the goal", maxSteps))
+		}
+		line := StepLine{Number: len(res.steps) + 1, Intent: m.Intent, Call: m.Call.String()}
+		text, ok := h.peerAct(ctx, r, gate, dev, sc, m.Call)
+		line.Result = text
+		line.Status = string(lifecycle.StepSucceeded)
+		if !ok {
+			line.Status = string(lifecycle.StepFailed)
+		}
+		res.steps = append(res.steps, line)
+		prev = &outcome{OK: ok, Text: text}
+		if err := r.clk.Sleep(ctx, h.opt.PeerDelay); err != nil {
+			return end(lifecycle.Cancelled, lifecycle.CauseCancelled, "cancelled")
+		}
+	}
+}
+
+// peerAct runs one call once: the gate first (the harness approves what
+// it stops), then the tool. It returns the tool's result or error text.
+func (h *harness) peerAct(ctx context.Context, r *run, gate runtime.Gate, dev device.Device, sc *scene.Scene, call tools.Call) (string, bool) {
+	if t, ok := tools.Lookup(call.Name); ok && t.Act(call).Kind != tools.ActNone {
+		var el *scene.Element
+		if i, ok := tools.ElementArg(call); ok {
+			if e, found := sc.Element(i); found {
+				el = &e
+			}
+		}
+		if dec := gate.Check(safety.Input{Goal: r.goal, Scene: sc, Call: call, Element: el, Secure: sc.Secure}); dec.Verdict == safety.Deny {
+			return "refused by the safety policy: " + dec.Reason, false
+		} else if dec.Verdict == safety.Confirm {
+			r.sawWait()
+		}
+	}
+	res, err := tools.Run(ctx, dev, sc, call, tools.RunOptions{Clock: r.clk})
+	if err != nil {
+		return err.Error(), false
+	}
+	return res.Text, true
+}
+
+// finishCause is the cause of a peer loop's unsuccessful finish, as the
+// runtime gives it: step_failed when the step before failed, else
+// planner_gave_up.
+func finishCause(steps []StepLine) lifecycle.Cause {
+	if n := len(steps); n > 0 && steps[n-1].Status == string(lifecycle.StepFailed) {
+		return lifecycle.CauseStepFailed
+	}
+	return lifecycle.CausePlannerGaveUp
+}
