@@ -19,6 +19,7 @@ import (
 	"phonepilot/api"
 	"phonepilot/device"
 	"phonepilot/device/adb"
+	"phonepilot/farm"
 	"phonepilot/perception/frame"
 	"phonepilot/runtime"
 	"phonepilot/storage"
@@ -102,15 +103,29 @@ func runServe(cmd *cobra.Command, o serveOptions, ready serveReady) error {
 	}
 	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))
 
-	store, err := openStore(ctx, cfg.Storage.DB)
-	if err != nil {
-		return exitWith(1, fmt.Errorf("open database: %w", err))
+	var (
+		store   storage.Store
+		devices serveDeviceSet
+		front   *farm.Front
+	)
+	if isPostgres(cfg.Storage.DB) {
+		// The farm's front: workers run the tasks (farm_serve.go).
+		var closeFarm func()
+		store, front, devices, closeFarm, err = openFarmFront(ctx, cfg.Storage.DB, log)
+		if err != nil {
+			return exitWith(1, err)
+		}
+		defer closeFarm()
+	} else {
+		store, err = openStore(ctx, cfg.Storage.DB)
+		if err != nil {
+			return exitWith(1, fmt.Errorf("open database: %w", err))
+		}
+		defer store.Close()
+		devices = newServeDevices(deviceOptions{
+			ADBServer: cfg.ADB.Server, SimLocale: cfg.Sim.Locale, SimProfile: cfg.Sim.Profile, SimSeed: cfg.Sim.Seed, Logger: log,
+		})
 	}
-	defer store.Close()
-
-	devices := newServeDevices(deviceOptions{
-		ADBServer: cfg.ADB.Server, SimLocale: cfg.Sim.Locale, SimProfile: cfg.Sim.Profile, SimSeed: cfg.Sim.Seed, Logger: log,
-	})
 	acfg := api.Defaults()
 	acfg.Token = cfg.Serve.Token
 	acfg.MaxSteps = rc.MaxSteps
@@ -125,11 +140,20 @@ func runServe(cmd *cobra.Command, o serveOptions, ready serveReady) error {
 	if err != nil {
 		return exitWith(2, err)
 	}
-	svc, err := task.New(task.Config{Snapshot: cfg.snapshots(log), Logger: log,
-		ApprovalTimeout: cfg.Safety.ApprovalTimeout, AnswerTimeout: cfg.Safety.AnswerTimeout},
-		store, devices, &runtimeRunner{base: rc, planner: spec, log: log, gate: gate})
+	tcfg := task.Config{Snapshot: cfg.snapshots(log), Logger: log,
+		ApprovalTimeout: cfg.Safety.ApprovalTimeout, AnswerTimeout: cfg.Safety.AnswerTimeout}
+	if front != nil {
+		tcfg.Queue = front
+	}
+	svc, err := task.New(tcfg, store, devices, &runtimeRunner{base: rc, planner: spec, log: log, gate: gate})
 	if err != nil {
 		return exitWith(2, err)
+	}
+	if front != nil {
+		front.SetNotify(svc.Notify)
+		lctx, stopListen := context.WithCancel(context.Background())
+		defer stopListen()
+		go front.Run(lctx)
 	}
 	srv, err := api.New(acfg, svc, devices, log)
 	if err != nil {
