@@ -64,6 +64,7 @@ func (f *Front) SetNotify(fn func(taskID string)) { f.notify = fn }
 // task by any process wake its watches here; carried out commands wake
 // their waiters.
 func (f *Front) Run(ctx context.Context) {
+	go f.reapEvery(ctx, time.Second)
 	listen(ctx, f.pool, f.log, []string{chanTask, chanDone}, func(ch, payload string) {
 		switch ch {
 		case chanTask:
@@ -90,6 +91,24 @@ func (f *Front) Run(ctx context.Context) {
 		}
 		f.mu.Unlock()
 	})
+}
+
+// reapEvery ends dead workers' tasks every d, so that a farm whose
+// workers all died still does.
+func (f *Front) reapEvery(ctx context.Context, d time.Duration) {
+	r := &reaper{pool: f.pool, store: f.store, river: f.river, log: f.log}
+	t := time.NewTicker(d)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if _, err := r.reap(ctx); err != nil && ctx.Err() == nil {
+			f.log.Warn("farm: reap leases", "err", err)
+		}
+	}
 }
 
 // Create stores the task and its River job in one transaction. A task for

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -186,10 +187,10 @@ func (w *Worker) Run(ctx context.Context) error {
 		return fmt.Errorf("farm: river start: %w", err)
 	}
 	w.healthy.Store(true)
-	if err := w.reap(ctx); err != nil {
+	if _, err := w.reaper().reap(ctx); err != nil {
 		w.log.Warn("farm: reap leases", "err", err)
 	}
-	w.log.Info("farm worker started", "worker", w.cfg.Name, "devices", len(offers), "heartbeat", w.cfg.Heartbeat, "lease", w.cfg.Lease)
+	w.log.Info("farm worker started", "id", w.id, "devices", len(offers), "heartbeat", w.cfg.Heartbeat, "lease", w.cfg.Lease)
 
 	var wg sync.WaitGroup
 	wg.Add(3)
@@ -222,6 +223,10 @@ func (w *Worker) Run(ctx context.Context) error {
 	return nil
 }
 
+func (w *Worker) reaper() *reaper {
+	return &reaper{pool: w.pool, store: w.store, river: w.river, log: w.log, kick: w.kick}
+}
+
 func (w *Worker) kick() {
 	select {
 	case w.claimNow <- struct{}{}:
@@ -230,10 +235,11 @@ func (w *Worker) kick() {
 }
 
 func (w *Worker) register(ctx context.Context) error {
-	_, err := w.pool.Exec(ctx, `INSERT INTO farm_workers (name, host, owner, started, heartbeat, lease_ms)
-		VALUES ($1, $2, $3, now(), now(), $4)
-		ON CONFLICT (name) DO UPDATE SET host = excluded.host, owner = excluded.owner, started = now(), heartbeat = now(), lease_ms = excluded.lease_ms`,
-		w.cfg.Name, w.cfg.Host, w.svc.Owner(), w.cfg.Lease.Milliseconds())
+	_, err := w.pool.Exec(ctx, `INSERT INTO farm_workers (name, host, owner, started, heartbeat, lease_ms, retry)
+		VALUES ($1, $2, $3, now(), now(), $4, $5)
+		ON CONFLICT (name) DO UPDATE SET host = excluded.host, owner = excluded.owner, started = now(), heartbeat = now(),
+		lease_ms = excluded.lease_ms, retry = excluded.retry`,
+		w.cfg.Name, w.cfg.Host, w.svc.Owner(), w.cfg.Lease.Milliseconds(), w.cfg.RetryInterrupted)
 	if err != nil {
 		return fmt.Errorf("farm: register worker %s: %w", w.cfg.Name, err)
 	}
@@ -351,7 +357,7 @@ func (w *Worker) heartbeat(ctx context.Context) error {
 	if err := w.rescan(ctx); err != nil {
 		w.log.Warn("farm: list devices", "err", err)
 	}
-	if err := w.reap(ctx); err != nil {
+	if _, err := w.reaper().reap(ctx); err != nil {
 		return err
 	}
 	w.kick()
@@ -406,106 +412,6 @@ func (w *Worker) stopAll(why error) {
 	}
 }
 
-// reapReason is the reason of a task whose worker died.
-func reapReason(worker, dev string) string {
-	return fmt.Sprintf("worker %s stopped heart-beating; its lease on %s expired", worker, dev)
-}
-
-// reap ends the tasks whose leases expired: their workers stopped
-// heart-beating. Any worker may do it; SKIP LOCKED and the conditional
-// delete make exactly one do each.
-func (w *Worker) reap(ctx context.Context) error {
-	type expired struct {
-		dev, worker, id string
-		job             int64
-		args            []byte
-	}
-	var found []expired
-	err := pgx.BeginFunc(ctx, w.pool, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, `DELETE FROM farm_leases WHERE device IN (
-			SELECT device FROM farm_leases WHERE expires < now() FOR UPDATE SKIP LOCKED)
-			RETURNING device, worker, task_id, job_id`)
-		if err != nil {
-			return err
-		}
-		for rows.Next() {
-			var e expired
-			if err := rows.Scan(&e.dev, &e.worker, &e.id, &e.job); err != nil {
-				rows.Close()
-				return err
-			}
-			found = append(found, e)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		for i, e := range found {
-			// The dead worker's job row: nobody will finish it, and River's
-			// rescuer must not run it again behind the farm's back.
-			err := tx.QueryRow(ctx, "DELETE FROM river_job WHERE id = $1 RETURNING args", e.job).Scan(&found[i].args)
-			if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("farm: reap leases: %w", err)
-	}
-	for _, e := range found {
-		w.endOrRequeue(ctx, e.id, e.worker, e.dev, e.args)
-	}
-	return nil
-}
-
-// endOrRequeue ends a dead worker's task as interrupted, or queues it
-// again (RetryInterrupted).
-func (w *Worker) endOrRequeue(ctx context.Context, id, worker, dev string, args []byte) {
-	now := time.Now()
-	reason := reapReason(worker, dev)
-	active := []lifecycle.Status{lifecycle.Running, lifecycle.WaitingApproval, lifecycle.WaitingUser}
-	if w.cfg.RetryInterrupted && len(args) > 0 {
-		var a jobArgs
-		if err := jsonUnmarshal(args, &a); err == nil {
-			reason += "; queued again (retry_interrupted)"
-			if _, err := w.store.UpdateStatus(ctx, id, storage.Change{From: active, To: lifecycle.Queued, Reason: reason, At: now}); err != nil {
-				w.log.Warn("farm: queue a dead worker's task again", "task", id, "err", err)
-				return
-			}
-			queue := QueueName(a.Device)
-			if a.Any {
-				a.Device, queue = "", anyQueue
-				_, _ = w.pool.Exec(ctx, "UPDATE tasks SET device = $2 WHERE id = $1", id, AnyDevice)
-			}
-			if _, err := w.river.Insert(ctx, a, &river.InsertOpts{Queue: queue, MaxAttempts: maxAttempts}); err != nil {
-				w.log.Error("farm: queue a dead worker's task again", "task", id, "err", err)
-			}
-			w.appendStatus(ctx, id, lifecycle.Queued, lifecycle.CauseNone, reason, now)
-			w.log.Warn("farm: task queued again: its worker died", "task", id, "worker", worker)
-			w.kick()
-			return
-		}
-	}
-	_, err := w.store.UpdateStatus(ctx, id, storage.Change{From: active, To: lifecycle.Interrupted,
-		Cause: lifecycle.CauseInterrupted, Reason: reason, At: now})
-	if err != nil {
-		if !errors.As(err, new(*storage.ConflictError)) {
-			w.log.Error("farm: interrupt a dead worker's task", "task", id, "err", err)
-		}
-		return
-	}
-	w.appendStatus(ctx, id, lifecycle.Interrupted, lifecycle.CauseInterrupted, reason, now)
-	w.log.Warn("farm: task interrupted: its worker died", "task", id, "worker", worker, "device", dev)
-}
-
-func (w *Worker) appendStatus(ctx context.Context, id string, st lifecycle.Status, cause lifecycle.Cause, reason string, at time.Time) {
-	data, _ := jsonMarshal(task.StatusData{Status: st, Cause: cause, Reason: reason})
-	if _, err := w.store.AppendEvent(ctx, storage.Event{TaskID: id, Type: lifecycle.EventStatus, Time: at, Data: data}); err != nil {
-		w.log.Error("farm: record status", "task", id, "err", err)
-	}
-}
-
 // claims moves "any" tasks into the queues of this worker's free devices
 // whose labels match, oldest first, whenever kicked.
 func (w *Worker) claims(ctx context.Context) {
@@ -526,7 +432,7 @@ func (w *Worker) claims(ctx context.Context) {
 			}
 		}
 		w.mu.Unlock()
-		slices.SortFunc(free, func(a, b workerDevice) int { return compareStrings(a.Name, b.Name) })
+		slices.SortFunc(free, func(a, b workerDevice) int { return strings.Compare(a.Name, b.Name) })
 		for _, d := range free {
 			if err := w.claim(ctx, d); err != nil && ctx.Err() == nil {
 				w.log.Warn("farm: take a task for any device", "device", d.Name, "err", err)
@@ -649,7 +555,7 @@ func (w *Worker) failStart(ctx context.Context, id, dev string, cause error) {
 		w.log.Warn("farm: fail task", "task", id, "err", err)
 		return
 	}
-	w.appendStatus(ctx, id, lifecycle.Failed, lifecycle.CauseDeviceGone, reason, now)
+	appendStatus(ctx, w.store, w.log, id, lifecycle.Failed, lifecycle.CauseDeviceGone, reason, now)
 }
 
 // lease takes the device's lease for the task: a row no live worker holds

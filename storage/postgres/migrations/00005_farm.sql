@@ -10,7 +10,9 @@ CREATE TABLE farm_workers (
     owner      TEXT        NOT NULL,
     started    TIMESTAMPTZ NOT NULL,
     heartbeat  TIMESTAMPTZ NOT NULL,
-    lease_ms   BIGINT      NOT NULL
+    lease_ms   BIGINT      NOT NULL,
+    -- the worker's retry_interrupted: what becomes of its tasks if it dies
+    retry      BOOLEAN     NOT NULL DEFAULT FALSE
 );
 
 CREATE TABLE farm_devices (

@@ -1,0 +1,138 @@
+package farm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+
+	"phonepilot/storage"
+	"phonepilot/storage/postgres"
+	"phonepilot/task"
+	"phonepilot/task/lifecycle"
+)
+
+// reaper ends the tasks of dead workers. Every worker runs it at each
+// heartbeat and every front once a second, so a farm whose workers all died
+// still ends their tasks; SKIP LOCKED and the conditional delete make
+// exactly one of them take each expired lease.
+type reaper struct {
+	pool  *pgxpool.Pool
+	store *postgres.Store
+	river *river.Client[pgx.Tx]
+	log   *slog.Logger
+	kick  func() // a task was queued again
+}
+
+// reapReason is the reason of a task whose worker died.
+func reapReason(worker, dev string) string {
+	return fmt.Sprintf("worker %s stopped heart-beating; its lease on %s expired", worker, dev)
+}
+
+// reap takes the expired leases and ends (or queues again) their tasks. It
+// returns how many it took.
+func (r *reaper) reap(ctx context.Context) (int, error) {
+	type expired struct {
+		dev, worker, id string
+		job             int64
+		retry           bool
+		args            []byte
+	}
+	var found []expired
+	err := pgx.BeginFunc(ctx, r.pool, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `WITH gone AS (DELETE FROM farm_leases WHERE device IN (
+			SELECT device FROM farm_leases WHERE expires < now() FOR UPDATE SKIP LOCKED)
+			RETURNING device, worker, task_id, job_id)
+			SELECT g.device, g.worker, g.task_id, g.job_id, COALESCE(w.retry, false)
+			FROM gone g LEFT JOIN farm_workers w ON w.name = split_part(g.worker, '@', 1)`)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var e expired
+			if err := rows.Scan(&e.dev, &e.worker, &e.id, &e.job, &e.retry); err != nil {
+				rows.Close()
+				return err
+			}
+			found = append(found, e)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for i, e := range found {
+			// The dead worker's job row: nobody will finish it, and River's
+			// rescuer must not run it again behind the farm's back.
+			err := tx.QueryRow(ctx, "DELETE FROM river_job WHERE id = $1 RETURNING args", e.job).Scan(&found[i].args)
+			if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("farm: reap leases: %w", err)
+	}
+	for _, e := range found {
+		r.endOrRequeue(ctx, e.id, e.worker, e.dev, e.retry, e.args)
+	}
+	return len(found), nil
+}
+
+// endOrRequeue ends a dead worker's task as interrupted, or queues it
+// again when that worker had retry_interrupted on.
+func (r *reaper) endOrRequeue(ctx context.Context, id, worker, dev string, retry bool, args []byte) {
+	now := time.Now()
+	reason := reapReason(worker, dev)
+	active := []lifecycle.Status{lifecycle.Running, lifecycle.WaitingApproval, lifecycle.WaitingUser}
+	var a jobArgs
+	if retry && json.Unmarshal(args, &a) == nil && a.TaskID == id {
+		reason += "; queued again (retry_interrupted)"
+		if _, err := r.store.UpdateStatus(ctx, id, storage.Change{From: active, To: lifecycle.Queued, Reason: reason, At: now}); err != nil {
+			if !errors.As(err, new(*storage.ConflictError)) {
+				r.log.Warn("farm: queue a dead worker's task again", "task", id, "err", err)
+			}
+			return
+		}
+		queue := QueueName(a.Device)
+		if a.Any {
+			a.Device, queue = "", anyQueue
+			if _, err := r.pool.Exec(ctx, "UPDATE tasks SET device = $2 WHERE id = $1", id, AnyDevice); err != nil {
+				r.log.Warn("farm: queue a dead worker's task again", "task", id, "err", err)
+			}
+		}
+		if _, err := r.river.Insert(ctx, a, &river.InsertOpts{Queue: queue, MaxAttempts: maxAttempts}); err != nil {
+			r.log.Error("farm: queue a dead worker's task again", "task", id, "err", err)
+		}
+		appendStatus(ctx, r.store, r.log, id, lifecycle.Queued, lifecycle.CauseNone, reason, now)
+		r.log.Warn("farm: task queued again: its worker died", "task", id, "dead_worker", worker, "device", dev)
+		if r.kick != nil {
+			r.kick()
+		}
+		return
+	}
+	_, err := r.store.UpdateStatus(ctx, id, storage.Change{From: active, To: lifecycle.Interrupted,
+		Cause: lifecycle.CauseInterrupted, Reason: reason, At: now})
+	if err != nil {
+		if !errors.As(err, new(*storage.ConflictError)) {
+			r.log.Error("farm: interrupt a dead worker's task", "task", id, "err", err)
+		}
+		return
+	}
+	appendStatus(ctx, r.store, r.log, id, lifecycle.Interrupted, lifecycle.CauseInterrupted, reason, now)
+	r.log.Warn("farm: task interrupted: its worker died", "task", id, "dead_worker", worker, "device", dev)
+}
+
+// appendStatus records a status event the farm wrote itself.
+func appendStatus(ctx context.Context, store *postgres.Store, log *slog.Logger, id string, st lifecycle.Status, cause lifecycle.Cause, reason string, at time.Time) {
+	data, _ := json.Marshal(task.StatusData{Status: st, Cause: cause, Reason: reason})
+	if _, err := store.AppendEvent(ctx, storage.Event{TaskID: id, Type: lifecycle.EventStatus, Time: at, Data: data}); err != nil {
+		log.Error("farm: record status", "task", id, "err", err)
+	}
+}
