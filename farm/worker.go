@@ -66,9 +66,11 @@ type WorkerConfig struct {
 	// included (River's JobTimeout; 1 h when zero).
 	JobTimeout time.Duration
 	// Reset, when set, is called before each task on its device (home
-	// screen, the task's app force-stopped). A reset that fails fails the
-	// task (cause device_gone): it would start where the last one left off.
-	Reset func(ctx context.Context, dev device.Device, t storage.Task) error
+	// screen, the task's app force-stopped); last is the task the device
+	// ran before in this process (its FinalScene says which app it left in
+	// front), nil after a start. A reset that fails fails the task (cause
+	// device_gone): it would start where the last one left off.
+	Reset func(ctx context.Context, dev device.Device, next storage.Task, last *storage.Task) error
 	// Logger receives the worker's lines.
 	Logger *slog.Logger
 }
@@ -123,6 +125,7 @@ type workerDevice struct {
 	queue  string
 	online bool
 	lock   chan struct{} // one task at a time in this process
+	last   *storage.Task // the task it ran last (under lock)
 }
 
 // errLeaseLost ends a task whose lease this worker could not renew.
@@ -528,7 +531,7 @@ func (w *Worker) work(ctx context.Context, job *river.Job[jobArgs]) error {
 	}()
 	dev, release, err := w.devices.Open(runCtx, d.Name)
 	if err == nil && w.cfg.Reset != nil {
-		if rerr := w.cfg.Reset(runCtx, dev, t); rerr != nil {
+		if rerr := w.cfg.Reset(runCtx, dev, t, d.last); rerr != nil {
 			release()
 			err = fmt.Errorf("reset before the task: %w", rerr)
 		}
@@ -538,9 +541,12 @@ func (w *Worker) work(ctx context.Context, job *river.Job[jobArgs]) error {
 		return nil
 	}
 	defer release()
-	_, res, err := w.svc.RunQueued(runCtx, t.ID, d.Name, dev)
+	final, res, err := w.svc.RunQueued(runCtx, t.ID, d.Name, dev)
 	if err != nil && !errors.As(err, new(*storage.ConflictError)) {
 		w.log.Error("farm: run task", "task", t.ID, "err", err)
+	}
+	if err == nil {
+		d.last = &final
 	}
 	w.log.Debug("farm: task done", "task", t.ID, "device", d.Name, "status", res.Status)
 	return nil

@@ -222,7 +222,7 @@ func TestFarm(t *testing.T) {
 
 	// Submit 300 tasks, alternating fronts: a third on named devices, a
 	// third on any zh phone, a third on any phone at all.
-	goals := []string{"open Settings", "open Taobao and search Mac mini", "open Settings and go back home"}
+	goals := []string{"open Settings", "open Taobao and search Mac mini", "open Settings, then go home"}
 	type submitted struct {
 		id, front string
 		labels    map[string]string
@@ -535,5 +535,3 @@ func tail(s string, n int) string {
 	}
 	return strings.Join(lines, "\n")
 }
-
-

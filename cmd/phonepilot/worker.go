@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -400,14 +401,26 @@ func adbLabels(ctx context.Context, c *adb.Client, p adb.DeviceInfo) map[string]
 }
 
 // resetDevice puts a device in a known state before a task: the app the
-// last task left in front and the app the goal names are force-stopped, and
-// the home screen is shown.
-func resetDevice(ctx context.Context, dev device.Device, t storage.Task) error {
+// last task left in front (from its final screen, or the screen now after a
+// start) and the app the goal names are force-stopped, and the home screen
+// is shown.
+func resetDevice(ctx context.Context, dev device.Device, next storage.Task, last *storage.Task) error {
 	var stop []string
-	if sc, err := dev.Scene(ctx); err == nil && sc.Package != "" && !systemPackage(sc.Package) {
-		stop = append(stop, sc.Package)
+	front := ""
+	if last != nil {
+		var sc struct {
+			Package string `json:"package"`
+		}
+		if json.Unmarshal(last.FinalScene, &sc) == nil {
+			front = sc.Package
+		}
+	} else if sc, err := dev.Scene(ctx); err == nil {
+		front = sc.Package
 	}
-	if pkg := goalApp(t.Goal); pkg != "" && !slices.Contains(stop, pkg) {
+	if front != "" && !systemPackage(front) {
+		stop = append(stop, front)
+	}
+	if pkg := goalApp(next.Goal); pkg != "" && !slices.Contains(stop, pkg) {
 		stop = append(stop, pkg)
 	}
 	for _, pkg := range stop {

@@ -41,7 +41,9 @@ var allowedImports = map[string][]string{
 	// The vocabulary of a task's life: statuses, causes, event and step types.
 	"task/lifecycle": nil,
 	// The task service: queue, recorder, recovery, ownership.
-	"task":           {"runtime", "storage", "device", "scene", "plan", "tools", "internal/*", "task/lifecycle"},
+	"task": {"runtime", "storage", "device", "scene", "plan", "tools", "internal/*", "task/lifecycle"},
+	// The device farm on River over PostgreSQL: workers, fronts, leases.
+	"farm":           {"task", "storage", "storage/postgres", "device", "scene", "task/lifecycle"},
 	"cmd/phonepilot": {"*"},
 	"internal/*":     nil,
 }
@@ -64,7 +66,8 @@ var restrictedModules = []struct {
 	{"github.com/anthropics/anthropic-sdk-go", []string{"plan/ai/anthropic"}},
 	{"github.com/openai/openai-go", []string{"plan/ai/openai"}},
 	{"modernc.org/sqlite", []string{"storage/*"}},
-	{"github.com/jackc/pgx", []string{"storage/*"}},
+	{"github.com/jackc/pgx", []string{"storage/*", "farm"}},
+	{"github.com/riverqueue/river", []string{"farm"}},
 	{"github.com/lib/pq", []string{"storage/*"}},
 	{"github.com/mattn/go-sqlite3", []string{"storage/*"}},
 }
