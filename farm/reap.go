@@ -82,7 +82,38 @@ func (r *reaper) reap(ctx context.Context) (int, error) {
 	for _, e := range found {
 		r.endOrRequeue(ctx, e.id, e.worker, e.dev, e.retry, e.args)
 	}
+	if err := r.rescue(ctx); err != nil {
+		return len(found), err
+	}
 	return len(found), nil
+}
+
+// rescue gives back the jobs of tasks that never started because their
+// worker died between River handing it the job and it taking the lease (the
+// job is River's "running", the task still queued, nobody holds a lease for
+// it): they become available again, in their device's queue. The lease and
+// the task's conditional start keep a slow but live worker from running
+// one twice. And "any" tasks moved into the queue of a device that went
+// offline go back to the shared queue, for another device to take.
+func (r *reaper) rescue(ctx context.Context) error {
+	_, err := r.pool.Exec(ctx, `UPDATE river_job j SET state = 'available', scheduled_at = now()
+		WHERE j.state = 'running' AND j.kind = 'phonepilot_task'
+		AND j.attempted_at < now() - (SELECT make_interval(secs => COALESCE(max(lease_ms), 10000) / 1000.0) FROM farm_workers)
+		AND EXISTS (SELECT 1 FROM tasks t WHERE t.id = j.args->>'task_id' AND t.status = 'queued')
+		AND NOT EXISTS (SELECT 1 FROM farm_leases l WHERE l.task_id = j.args->>'task_id')`)
+	if err != nil {
+		return fmt.Errorf("farm: rescue jobs: %w", err)
+	}
+	_, err = r.pool.Exec(ctx, `WITH moved AS (UPDATE river_job j SET queue = $1, args = jsonb_set(j.args, '{device}', '""')
+		WHERE j.state = 'available' AND j.kind = 'phonepilot_task' AND (j.args->>'any')::boolean
+		AND j.queue IN (SELECT d.queue FROM farm_devices d JOIN farm_workers w ON w.name = d.worker
+			WHERE NOT d.online OR w.heartbeat < now() - make_interval(secs => w.lease_ms / 1000.0))
+		RETURNING j.args->>'task_id' AS id)
+		UPDATE tasks SET device = $2 FROM moved WHERE tasks.id = moved.id AND tasks.status = 'queued'`, anyQueue, AnyDevice)
+	if err != nil {
+		return fmt.Errorf("farm: rescue jobs: %w", err)
+	}
+	return nil
 }
 
 // endOrRequeue ends a dead worker's task as interrupted, or queues it

@@ -363,13 +363,30 @@ func TestFarm(t *testing.T) {
 	}
 	defer sqldb.Close()
 	var last time.Time
-	waitFor(t, "every task final", 4*time.Minute, func() bool {
+	for end := time.Now().Add(4 * time.Minute); ; {
 		var open int
 		if err := sqldb.QueryRow(`SELECT count(*) FROM tasks WHERE status NOT IN ('completed','failed','cancelled','interrupted')`).Scan(&open); err != nil {
 			t.Fatal(err)
 		}
-		return open == 0
-	})
+		if open == 0 {
+			break
+		}
+		if time.Now().After(end) {
+			rows, _ := sqldb.Query(`SELECT t.id, t.device, t.status, t.owner, COALESCE(j.queue, ''), COALESCE(j.state::text, '')
+				FROM tasks t LEFT JOIN river_job j ON j.args->>'task_id' = t.id
+				WHERE t.status NOT IN ('completed','failed','cancelled','interrupted') LIMIT 20`)
+			for rows != nil && rows.Next() {
+				var id, dev, st, owner, q, js string
+				_ = rows.Scan(&id, &dev, &st, &owner, &q, &js)
+				t.Logf("not final: %s %s %s owner %s job %s/%s", id, dev, st, owner, q, js)
+			}
+			for name, w := range workers {
+				t.Logf("worker %s stderr (tail):\n%s", name, tail(w.stderr.String(), 15))
+			}
+			t.Fatalf("%d tasks not final after 4 minutes", open)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 	var lastUS int64
 	_ = sqldb.QueryRow(`SELECT max(finished_us) FROM tasks`).Scan(&lastUS)
 	last = time.UnixMicro(lastUS)

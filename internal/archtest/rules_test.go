@@ -43,7 +43,7 @@ var allowedImports = map[string][]string{
 	// The task service: queue, recorder, recovery, ownership.
 	"task": {"runtime", "storage", "device", "scene", "plan", "tools", "internal/*", "task/lifecycle"},
 	// The device farm on River over PostgreSQL: workers, fronts, leases.
-	"farm":           {"task", "storage", "storage/postgres", "device", "scene", "task/lifecycle"},
+	"farm":           {"task", "storage", "storage/postgres", "device", "device/fake", "scene", "runtime", "internal/*", "task/lifecycle"},
 	"cmd/phonepilot": {"*"},
 	"internal/*":     nil,
 }
