@@ -150,14 +150,41 @@ func (r *reaper) endOrRequeue(ctx context.Context, id, worker, dev string, retry
 	}
 	_, err := r.store.UpdateStatus(ctx, id, storage.Change{From: active, To: lifecycle.Interrupted,
 		Cause: lifecycle.CauseInterrupted, Reason: reason, At: now})
+	if errors.As(err, new(*storage.ConflictError)) {
+		r.finishRecord(ctx, id)
+		return
+	}
 	if err != nil {
-		if !errors.As(err, new(*storage.ConflictError)) {
-			r.log.Error("farm: interrupt a dead worker's task", "task", id, "err", err)
-		}
+		r.log.Error("farm: interrupt a dead worker's task", "task", id, "err", err)
 		return
 	}
 	appendStatus(ctx, r.store, r.log, id, lifecycle.Interrupted, lifecycle.CauseInterrupted, reason, now)
 	r.log.Warn("farm: task interrupted: its worker died", "task", id, "dead_worker", worker, "device", dev)
+}
+
+// finishRecord gives a task that ended, but whose worker died between
+// writing its end and its final status event, that event: a stream of it
+// then ends, and its record says when it ended.
+func (r *reaper) finishRecord(ctx context.Context, id string) {
+	t, err := r.store.Task(ctx, id)
+	if err != nil || !t.Status.Terminal() || t.Finished == nil {
+		return
+	}
+	evs, err := r.store.Events(ctx, id, 0, 0)
+	if err != nil {
+		return
+	}
+	for i := len(evs) - 1; i >= 0; i-- {
+		if evs[i].Type != lifecycle.EventStatus {
+			continue
+		}
+		var d task.StatusData
+		if json.Unmarshal(evs[i].Data, &d) == nil && d.Status.Terminal() {
+			return
+		}
+		break
+	}
+	appendStatus(ctx, r.store, r.log, id, t.Status, t.Cause, t.Reason, *t.Finished)
 }
 
 // appendStatus records a status event the farm wrote itself.

@@ -298,7 +298,9 @@ func (w *Worker) heartbeats(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		hctx, cancel := context.WithTimeout(ctx, w.cfg.Heartbeat)
+		// A loaded database or host may take longer than a heartbeat to
+		// answer; what counts is reaching it within the lease.
+		hctx, cancel := context.WithTimeout(ctx, w.cfg.Lease/2)
 		err := w.heartbeat(hctx)
 		cancel()
 		switch {

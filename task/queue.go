@@ -99,7 +99,13 @@ func (s *Service) RunQueued(ctx context.Context, id, deviceName string, dev devi
 	s.wg.Add(1)
 	s.mu.Unlock()
 	defer s.wg.Done()
-	stopWatch := context.AfterFunc(ctx, func() { s.cancelEntryWith(e, errStopped) })
+	stopWatch := context.AfterFunc(ctx, func() {
+		why := errStopped
+		if c := context.Cause(ctx); c != nil && !errors.Is(c, context.Canceled) {
+			why = fmt.Errorf("%w: %w", errStopped, c) // the reason says why (a lost lease, a timeout)
+		}
+		s.cancelEntryWith(e, why)
+	})
 	defer stopWatch()
 	final, res, err := s.runOne(e, func(context.Context) (device.Device, func(), error) { return dev, func() {}, nil })
 	return final, res, err

@@ -663,7 +663,7 @@ func (s *Service) runOne(e *entry, open opener) (storage.Task, runtime.Result, e
 	case userCancelled:
 		status, cause, reason = lifecycle.Cancelled, lifecycle.CauseCancelled, "cancelled by request"
 	case errors.Is(why, errStopped):
-		status, cause, reason = lifecycle.Interrupted, lifecycle.CauseInterrupted, errStopped.Error()
+		status, cause, reason = lifecycle.Interrupted, lifecycle.CauseInterrupted, why.Error()
 	case !status.Terminal() || status == lifecycle.Interrupted:
 		reason = fmt.Sprintf("runner ended with status %q: %s", status, reason)
 		status = lifecycle.Failed

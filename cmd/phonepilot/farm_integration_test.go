@@ -190,7 +190,9 @@ func TestFarm(t *testing.T) {
 	db := farmDB(t)
 	bin := buildPhonepilot(t)
 	const perWorker, total = 10, 300
-	fast := []string{"--heartbeat", "200ms", "--lease", "1200ms", "--sim-profile", "realistic"}
+	// A short lease, so the kill is noticed in seconds; not so short that a
+	// live worker starved of CPU (2 cores, 35 processes) loses its own.
+	fast := []string{"--heartbeat", "300ms", "--lease", "3s", "--sim-profile", "realistic"}
 	sims := func(w string) string {
 		var s []string
 		for i := range perWorker {
@@ -442,6 +444,8 @@ func TestFarm(t *testing.T) {
 	}
 
 	// From the stored events: no task ran twice, no device ran two at once.
+	// (A final status event follows its status by milliseconds.)
+	time.Sleep(time.Second)
 	evs, err := sqldb.Query(`SELECT task_id, type, time_us, data FROM events ORDER BY task_id, seq`)
 	if err != nil {
 		t.Fatal(err)
@@ -532,7 +536,7 @@ func TestFarm(t *testing.T) {
 	t.Logf("  throughput: %.1f tasks/s across the farm (%d tasks, first submit to last end %s)", float64(total)/last.Sub(start).Seconds(), total, last.Sub(start).Round(time.Millisecond))
 	t.Logf("  submit to start on an idle device: p50 %s, p99 %s (%d tasks: named and any+labels)", pct(idle, 0.5).Round(time.Millisecond/10), pct(idle, 0.99).Round(time.Millisecond/10), len(idle))
 	t.Logf("  cancel from the other front to cancelled: p50 %s, max %s (%d cancels)", pct(cancelLat, 0.5).Round(time.Millisecond/10), pct(cancelLat, 1).Round(time.Millisecond/10), len(cancelLat))
-	t.Logf("  kill -9 of a worker to its tasks marked interrupted: %s (lease 1.2 s)", marked.Round(time.Millisecond))
+	t.Logf("  kill -9 of a worker to its tasks marked interrupted: %s (lease 3 s)", marked.Round(time.Millisecond))
 	if t.Failed() {
 		for name, w := range workers {
 			t.Logf("worker %s stderr (tail):\n%s", name, tail(w.stderr.String(), 30))
