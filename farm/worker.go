@@ -129,7 +129,7 @@ type workerDevice struct {
 }
 
 // errLeaseLost ends a task whose lease this worker could not renew.
-var errLeaseLost = errors.New("the worker lost its device lease (database unreachable for longer than the lease)")
+var errLeaseLost = errors.New("the worker lost its device lease (not renewed in time: the database was out of reach, or the worker too slow)")
 
 // NewWorker builds a worker. svc runs its tasks (RunQueued); it must not be
 // Started (the farm recovers, not the service).

@@ -103,15 +103,16 @@ func (w *workerProcess) owner() string {
 }
 
 type farmTask struct {
-	ID      string            `json:"id"`
-	Device  string            `json:"device"`
-	Status  lifecycle.Status  `json:"status"`
-	Cause   lifecycle.Cause   `json:"cause"`
-	Reason  string            `json:"reason"`
-	Owner   string            `json:"owner"`
-	Created time.Time         `json:"created"`
-	Started *time.Time        `json:"started"`
-	Labels  map[string]string `json:"-"`
+	ID       string            `json:"id"`
+	Device   string            `json:"device"`
+	Status   lifecycle.Status  `json:"status"`
+	Cause    lifecycle.Cause   `json:"cause"`
+	Reason   string            `json:"reason"`
+	Owner    string            `json:"owner"`
+	Created  time.Time         `json:"created"`
+	Started  *time.Time        `json:"started"`
+	Finished *time.Time        `json:"finished"`
+	Labels   map[string]string `json:"-"`
 }
 
 func farmPost(t *testing.T, u string, body any, out any) int {
@@ -394,16 +395,20 @@ func TestFarm(t *testing.T) {
 	last = time.UnixMicro(lastUS)
 
 	// Check the record.
-	rows, err := sqldb.Query(`SELECT id, device, status, cause, reason, owner, created_us, COALESCE(started_us, 0) FROM tasks`)
+	rows, err := sqldb.Query(`SELECT id, device, status, cause, reason, owner, created_us, COALESCE(started_us, 0), COALESCE(finished_us, 0) FROM tasks`)
 	if err != nil {
 		t.Fatal(err)
 	}
 	tasks := map[string]farmTask{}
 	for rows.Next() {
 		var ft farmTask
-		var created, started int64
-		if err := rows.Scan(&ft.ID, &ft.Device, &ft.Status, &ft.Cause, &ft.Reason, &ft.Owner, &created, &started); err != nil {
+		var created, started, finished int64
+		if err := rows.Scan(&ft.ID, &ft.Device, &ft.Status, &ft.Cause, &ft.Reason, &ft.Owner, &created, &started, &finished); err != nil {
 			t.Fatal(err)
+		}
+		if finished > 0 {
+			f := time.UnixMicro(finished)
+			ft.Finished = &f
 		}
 		ft.Created = time.UnixMicro(created)
 		if started > 0 {
@@ -531,12 +536,28 @@ func TestFarm(t *testing.T) {
 		}
 	}
 
+	// Death to marked, from the stored ends of the killed worker's tasks.
+	var lastMarked time.Time
+	for _, ft := range tasks {
+		if ft.Status == lifecycle.Interrupted && ft.Owner == victimOwner && ft.Finished != nil && ft.Finished.After(lastMarked) {
+			lastMarked = *ft.Finished
+		}
+	}
+	marked = lastMarked.Sub(killed)
+	failed := 0
+	for _, ft := range tasks {
+		if ft.Status == lifecycle.Failed && failed < 5 {
+			failed++
+			t.Logf("failed: %s on %s: %s (%s)", ft.ID, ft.Device, ft.Cause, ft.Reason)
+		}
+	}
+
 	t.Logf("farm figures (3 workers x %d simulators, 2 fronts, 2 cores shared):", perWorker)
 	t.Logf("  statuses: %v; submit of %d tasks took %s", statuses, total, submitTook.Round(time.Millisecond))
 	t.Logf("  throughput: %.1f tasks/s across the farm (%d tasks, first submit to last end %s)", float64(total)/last.Sub(start).Seconds(), total, last.Sub(start).Round(time.Millisecond))
 	t.Logf("  submit to start on an idle device: p50 %s, p99 %s (%d tasks: named and any+labels)", pct(idle, 0.5).Round(time.Millisecond/10), pct(idle, 0.99).Round(time.Millisecond/10), len(idle))
 	t.Logf("  cancel from the other front to cancelled: p50 %s, max %s (%d cancels)", pct(cancelLat, 0.5).Round(time.Millisecond/10), pct(cancelLat, 1).Round(time.Millisecond/10), len(cancelLat))
-	t.Logf("  kill -9 of a worker to its tasks marked interrupted: %s (lease 3 s)", marked.Round(time.Millisecond))
+	t.Logf("  kill -9 of a worker to its last task marked interrupted: %s (lease 3 s; from the stored end times)", marked.Round(time.Millisecond))
 	if t.Failed() {
 		for name, w := range workers {
 			t.Logf("worker %s stderr (tail):\n%s", name, tail(w.stderr.String(), 30))

@@ -329,7 +329,12 @@ func (s *Store) UpdateStatus(ctx context.Context, id string, c storage.Change) (
 	for _, f := range c.From {
 		args = append(args, f)
 	}
-	res, err := s.write.ExecContext(ctx, s.q(`UPDATE tasks SET `+strings.Join(set, ", ")+` WHERE id = ? AND status IN (`+in+`)`), args...)
+	owned := ""
+	if c.IfOwner != "" {
+		owned = " AND owner = ?"
+		args = append(args, c.IfOwner)
+	}
+	res, err := s.write.ExecContext(ctx, s.q(`UPDATE tasks SET `+strings.Join(set, ", ")+` WHERE id = ? AND status IN (`+in+`)`+owned), args...)
 	if err != nil {
 		return storage.Task{}, fmt.Errorf("update task %s: %w", id, err)
 	}
