@@ -517,3 +517,69 @@ func TestRetryInterrupted(t *testing.T) {
 		t.Errorf("re-queued task: %s (%s)", got.Status, got.Reason)
 	}
 }
+
+// A phone plugged in after the worker started is offered; one unplugged is
+// offline and its tasks wait for it; plugged back, it is offered again.
+func TestHotPlug(t *testing.T) {
+	e := newEnv(t)
+	front, _ := e.front()
+	f, err := NewFront(e.pool, e.store, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	devs := &fakeDevices{offers: []Offer{{Name: "sim:a"}}}
+	e.worker("a", devs, &sleepy{d: 10 * time.Millisecond}, nil)
+	state := func(name string) DeviceState {
+		d, ok, err := f.Device(e.ctx, name)
+		if err != nil || !ok {
+			return ""
+		}
+		return d.State
+	}
+	plug := func(on bool) {
+		devs.mu.Lock()
+		defer devs.mu.Unlock()
+		devs.offers = []Offer{{Name: "sim:a"}}
+		if on {
+			devs.offers = append(devs.offers, Offer{Name: "sim:b", Labels: map[string]string{"usb": "hub-2"}})
+		}
+	}
+	early, err := front.Submit(e.ctx, task.Request{Goal: "g", Device: "sim:b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plug(true)
+	if got := e.waitTask(early.ID, 10*time.Second, final); got.Status != lifecycle.Completed {
+		t.Fatalf("task for a phone plugged in later: %s (%s)", got.Status, got.Reason)
+	}
+	if d, _, _ := f.Device(e.ctx, "sim:b"); d.Labels["usb"] != "hub-2" || d.Host != "test" || d.Worker != "a" {
+		t.Errorf("plugged-in device: %+v", d)
+	}
+	plug(false)
+	deadline := time.Now().Add(5 * time.Second)
+	for state("sim:b") != StateOffline && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if s := state("sim:b"); s != StateOffline {
+		t.Fatalf("unplugged device is %q", s)
+	}
+	late, err := front.Submit(e.ctx, task.Request{Goal: "g", Device: "sim:b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(400 * time.Millisecond)
+	if got, _ := e.store.Task(e.ctx, late.ID); got.Status != lifecycle.Queued {
+		t.Errorf("task for an unplugged phone: %s (%s)", got.Status, got.Reason)
+	}
+	plug(true)
+	if got := e.waitTask(late.ID, 10*time.Second, final); got.Status != lifecycle.Completed {
+		t.Errorf("task for a phone plugged back: %s (%s)", got.Status, got.Reason)
+	}
+	deadline = time.Now().Add(5 * time.Second)
+	for state("sim:b") != StateIdle && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond) // its lease goes just after the task's end
+	}
+	if s := state("sim:b"); s != StateIdle {
+		t.Errorf("plugged-back device is %q", s)
+	}
+}
