@@ -56,6 +56,12 @@ kept while the server runs), adb or adb:SERIAL.
 Every task, step and event is recorded in --db as it happens. On start,
 tasks a previous run left running are marked interrupted.
 
+With --db postgres://… serve is a front of a device farm: it runs no task
+itself; 'phonepilot worker' processes on the phone hosts do, and any number
+of fronts share the farm (a task may name a device or ask for "device":
+"any" with "labels"; GET /v1/devices lists the farm's devices). See
+docs/farm.md.
+
 Bound beyond loopback, the server requires --token (or PHONEPILOT_TOKEN) and
 refuses to start without one; a token has at least 16 characters. Clients
 send Authorization: Bearer <token>.`,
