@@ -583,3 +583,50 @@ func TestHotPlug(t *testing.T) {
 		t.Errorf("plugged-back device is %q", s)
 	}
 }
+
+// A worker that dies after taking a device's lease but before its task
+// started gives the job back: the task runs later, on a worker that has the
+// device, instead of staying queued with no job.
+func TestDeathBeforeStartGivesTheJobBack(t *testing.T) {
+	e := newEnv(t)
+	front, _ := e.front()
+	u, _ := url.Parse(e.dsn)
+	p := newProxy(t, u.Host)
+	u.Host = p.ln.Addr().String()
+	cut := connect(t, u.String())
+	stuck := make(chan struct{})
+	t.Cleanup(func() { close(stuck) })
+	dying := cut.worker("a", &fakeDevices{offers: []Offer{{Name: "sim:s"}}}, &sleepy{}, func(c *WorkerConfig) {
+		c.Reset = func(ctx context.Context, _ device.Device, _ storage.Task, _ *storage.Task) error {
+			select { // hangs before the task starts
+			case <-stuck:
+			case <-ctx.Done():
+			}
+			return errors.New("never reset")
+		}
+	})
+	tk, err := front.Submit(e.ctx, task.Request{Goal: "g", Device: "sim:s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var n int
+		if err := e.pool.QueryRow(e.ctx, "SELECT count(*) FROM farm_leases WHERE task_id = $1", tk.ID).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("worker a never took the lease")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	p.setCut(true) // a is as good as dead
+	go dying.stop()
+	e.worker("b", &fakeDevices{offers: []Offer{{Name: "sim:s"}}}, &sleepy{d: 10 * time.Millisecond}, nil)
+	if got := e.waitTask(tk.ID, 20*time.Second, final); got.Status != lifecycle.Completed {
+		t.Errorf("task whose worker died before starting it: %s (%s)", got.Status, got.Reason)
+	}
+}

@@ -41,7 +41,7 @@ func (r *reaper) reap(ctx context.Context) (int, error) {
 	type expired struct {
 		dev, worker, id string
 		job             int64
-		retry           bool
+		retry, queued   bool
 		args            []byte
 	}
 	var found []expired
@@ -67,9 +67,24 @@ func (r *reaper) reap(ctx context.Context) (int, error) {
 			return err
 		}
 		for i, e := range found {
+			var status string
+			err := tx.QueryRow(ctx, "SELECT status FROM tasks WHERE id = $1", e.id).Scan(&status)
+			if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+				return err
+			}
+			if lifecycle.Status(status) == lifecycle.Queued {
+				// The worker died after taking the lease, before the task
+				// started: the job is given back, the task runs later.
+				found[i].queued = true
+				if _, err := tx.Exec(ctx, `UPDATE river_job SET state = 'available', scheduled_at = now()
+					WHERE id = $1 AND state = 'running'`, e.job); err != nil {
+					return err
+				}
+				continue
+			}
 			// The dead worker's job row: nobody will finish it, and River's
 			// rescuer must not run it again behind the farm's back.
-			err := tx.QueryRow(ctx, "DELETE FROM river_job WHERE id = $1 RETURNING args", e.job).Scan(&found[i].args)
+			err = tx.QueryRow(ctx, "DELETE FROM river_job WHERE id = $1 RETURNING args", e.job).Scan(&found[i].args)
 			if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 				return err
 			}
@@ -80,6 +95,10 @@ func (r *reaper) reap(ctx context.Context) (int, error) {
 		return 0, fmt.Errorf("farm: reap leases: %w", err)
 	}
 	for _, e := range found {
+		if e.queued {
+			r.log.Warn("farm: a dead worker's job given back: its task had not started", "task", e.id, "dead_worker", e.worker)
+			continue
+		}
 		r.endOrRequeue(ctx, e.id, e.worker, e.dev, e.retry, e.args)
 	}
 	if err := r.rescue(ctx); err != nil {

@@ -333,8 +333,11 @@ func (w *Worker) heartbeat(ctx context.Context) error {
 	if _, err := w.pool.Exec(ctx, "UPDATE farm_workers SET heartbeat = now(), lease_ms = $2 WHERE name = $1", w.cfg.Name, w.cfg.Lease.Milliseconds()); err != nil {
 		return err
 	}
+	// A lease row that is still this worker's is renewed even if it just
+	// expired: nobody reaped or took it over yet (both delete or rewrite
+	// the row under its lock), so the phone is still ours.
 	rows, err := w.pool.Query(ctx, `UPDATE farm_leases SET expires = now() + make_interval(secs => $2 / 1000.0)
-		WHERE worker = $1 AND expires > now() RETURNING task_id`, w.id, w.cfg.Lease.Milliseconds())
+		WHERE worker = $1 RETURNING task_id`, w.id, w.cfg.Lease.Milliseconds())
 	if err != nil {
 		return err
 	}
@@ -363,7 +366,7 @@ func (w *Worker) heartbeat(ctx context.Context) error {
 		w.log.Warn("farm: list devices", "err", err)
 	}
 	if _, err := w.reaper().reap(ctx); err != nil {
-		return err
+		w.log.Warn("farm: reap leases", "err", err) // the next heartbeat tries again
 	}
 	w.kick()
 	return nil
