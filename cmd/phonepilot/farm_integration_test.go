@@ -75,7 +75,9 @@ func (w *workerProcess) start(t *testing.T, bin string) {
 	cmd := exec.Command(bin, w.args...)
 	cmd.Dir = home
 	cmd.Env = append(os.Environ(), "HOME="+home, "PHONEPILOT_CONFIG=")
-	w.stderr = &safeBuffer{}
+	if w.stderr == nil {
+		w.stderr = &safeBuffer{} // kept across restarts
+	}
 	cmd.Stderr = w.stderr
 	cmd.Stdout = io.Discard
 	if err := cmd.Start(); err != nil {
@@ -382,6 +384,13 @@ func TestFarm(t *testing.T) {
 				var id, dev, st, owner, q, js string
 				_ = rows.Scan(&id, &dev, &st, &owner, &q, &js)
 				t.Logf("not final: %s %s %s owner %s job %s/%s", id, dev, st, owner, q, js)
+				for name, w := range workers {
+					for _, line := range strings.Split(w.stderr.String(), "\n") {
+						if strings.Contains(line, id) {
+							t.Logf("  %s: %s", name, line)
+						}
+					}
+				}
 			}
 			for name, w := range workers {
 				t.Logf("worker %s stderr (tail):\n%s", name, tail(w.stderr.String(), 15))
