@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"regexp"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -119,13 +120,17 @@ func connect(t *testing.T, dsn string) *env {
 }
 
 // front is a Front with its task service, as serve builds them.
-func (e *env) front() (*task.Service, func()) {
+func (e *env) front() (*task.Service, func()) { return e.frontPolling(0) }
+
+// frontPolling is front with the service's store poll every poll (its
+// default when 0).
+func (e *env) frontPolling(poll time.Duration) (*task.Service, func()) {
 	e.t.Helper()
 	f, err := NewFront(e.pool, e.store, testlog.New(e.t))
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	svc, err := task.New(task.Config{Queue: f, Logger: testlog.New(e.t)}, e.store, anyDevices{}, task.RunnerFunc(
+	svc, err := task.New(task.Config{Queue: f, Logger: testlog.New(e.t), PollInterval: poll}, e.store, anyDevices{}, task.RunnerFunc(
 		func(context.Context, storage.Task, device.Device, func(runtime.Event), runtime.Person) runtime.Result {
 			e.t.Error("a front ran a task")
 			return runtime.Result{}
@@ -628,5 +633,34 @@ func TestDeathBeforeStartGivesTheJobBack(t *testing.T) {
 	e.worker("b", &fakeDevices{offers: []Offer{{Name: "sim:s"}}}, &sleepy{d: 10 * time.Millisecond}, nil)
 	if got := e.waitTask(tk.ID, 20*time.Second, final); got.Status != lifecycle.Completed {
 		t.Errorf("task whose worker died before starting it: %s (%s)", got.Status, got.Reason)
+	}
+}
+
+// A front's event stream follows a task another process runs as it
+// happens: LISTEN/NOTIFY wakes it, not its (here one-minute) poll.
+func TestWatchFollowsAWorkerLive(t *testing.T) {
+	e := newEnv(t)
+	front, _ := e.frontPolling(time.Minute)
+	e.worker("a", &fakeDevices{offers: []Offer{{Name: "sim:a"}}}, &sleepy{d: 200 * time.Millisecond}, nil)
+	tk, err := front.Submit(e.ctx, task.Request{Goal: "g", Device: "sim:a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(e.ctx, 5*time.Second)
+	defer cancel()
+	var types []lifecycle.EventType
+	start := time.Now()
+	got, err := front.Watch(ctx, tk.ID, 0, func(ev storage.Event) error {
+		types = append(types, ev.Type)
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("watch: %v after %s (events %v)", err, time.Since(start), types)
+	}
+	if got.Status != lifecycle.Completed || len(types) < 4 || types[len(types)-1] != lifecycle.EventStatus {
+		t.Errorf("watch ended with %s, events %v", got.Status, types)
+	}
+	if !slices.Contains(types, lifecycle.EventTaskStarted) {
+		t.Errorf("the worker's task_started never reached the front: %v", types)
 	}
 }
