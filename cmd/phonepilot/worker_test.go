@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -144,4 +145,32 @@ func TestWorkerSettings(t *testing.T) {
 		t.Errorf("settings: %+v", s)
 	}
 	var _ *cobra.Command = cmd
+}
+
+// The [farm] section of the config file, under the flags.
+func TestFarmConfigSection(t *testing.T) {
+	path := t.TempDir() + "/phonepilot.toml"
+	file := "[farm]\nname = \"rack-1\"\ndevices = [\"adb\", \"sim:a\"]\nheartbeat = \"1s\"\nlease = \"5s\"\nretry_interrupted = true\nreset = false\n[farm.labels]\nrack = \"a\"\n"
+	if err := os.WriteFile(path, []byte(file), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := loadConfig(path, func(string) (string, bool) { return "", false })
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := newWorkerCmd()
+	_ = cmd.ParseFlags([]string{"--lease", "6s"})
+	s, err := farmSettings(cmd, cfg.Farm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.name != "rack-1" || len(s.specs) != 2 || s.heartbeat != time.Second || s.lease != 6*time.Second || !s.retry || s.reset || s.labels["rack"] != "a" {
+		t.Errorf("settings from [farm] and flags: %+v", s)
+	}
+	if err := os.WriteFile(path, []byte("[farm]\nlabelz = 1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := loadConfig(path, func(string) (string, bool) { return "", false }); err == nil {
+		t.Error("an unknown [farm] key was accepted")
+	}
 }
