@@ -132,6 +132,10 @@ func (r *reaper) rescue(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("farm: rescue jobs: %w", err)
 	}
+	// Carried-out commands are kept an hour, for whoever looks into one.
+	if _, err := r.pool.Exec(ctx, "DELETE FROM farm_commands WHERE done AND created < now() - interval '1 hour'"); err != nil {
+		return fmt.Errorf("farm: forget old commands: %w", err)
+	}
 	return nil
 }
 
