@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -388,7 +387,6 @@ func (w *Worker) rescan(ctx context.Context) error {
 			added = append(added, o.Name)
 		}
 		w.addDeviceLocked(o)
-		_ = d
 	}
 	for name, d := range w.devs {
 		if !seen[name] && d.online {
@@ -635,11 +633,4 @@ func (w *Worker) commands(ctx context.Context) {
 			}
 		}()
 	}
-}
-
-// DeviceNames lists the devices this worker has now (online or not).
-func (w *Worker) DeviceNames() []string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return slices.Sorted(maps.Keys(w.devs))
 }
