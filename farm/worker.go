@@ -115,8 +115,14 @@ type Worker struct {
 
 	mu       sync.Mutex
 	devs     map[string]*workerDevice
-	running  map[string]context.CancelCauseFunc // task ID → stop its run
-	inFlight map[int64]bool                     // commands being carried out
+	running  map[string]runningTask // by task ID
+	inFlight map[int64]bool         // commands being carried out
+}
+
+// runningTask is a task this worker runs.
+type runningTask struct {
+	stop   context.CancelCauseFunc
+	leased time.Time // when its lease was taken
 }
 
 type workerDevice struct {
@@ -141,7 +147,7 @@ func NewWorker(cfg WorkerConfig, pool *pgxpool.Pool, store *postgres.Store, svc 
 	}
 	return &Worker{cfg: cfg, id: cfg.Name + "@" + svc.Owner(), pool: pool, store: store, svc: svc, devices: devices, log: cfg.Logger,
 		claimNow: make(chan struct{}, 1), devs: map[string]*workerDevice{},
-		running: map[string]context.CancelCauseFunc{}, inFlight: map[int64]bool{}}, nil
+		running: map[string]runningTask{}, inFlight: map[int64]bool{}}, nil
 }
 
 // Run registers the worker and its devices and works until ctx ends; then
@@ -335,6 +341,7 @@ func (w *Worker) heartbeat(ctx context.Context) error {
 	// A lease row that is still this worker's is renewed even if it just
 	// expired: nobody reaped or took it over yet (both delete or rewrite
 	// the row under its lock), so the phone is still ours.
+	began := time.Now()
 	rows, err := w.pool.Query(ctx, `UPDATE farm_leases SET expires = now() + make_interval(secs => $2 / 1000.0)
 		WHERE worker = $1 RETURNING task_id`, w.id, w.cfg.Lease.Milliseconds())
 	if err != nil {
@@ -354,10 +361,11 @@ func (w *Worker) heartbeat(ctx context.Context) error {
 		return err
 	}
 	w.mu.Lock()
-	for id, stop := range w.running {
-		if !held[id] {
+	for id, rt := range w.running {
+		// A lease taken after the renewal began is not in held yet.
+		if !held[id] && rt.leased.Before(began) {
 			w.log.Warn("farm: a running task lost its lease; stopping it", "task", id)
-			stop(errLeaseLost)
+			rt.stop(errLeaseLost)
 		}
 	}
 	w.mu.Unlock()
@@ -413,8 +421,8 @@ func (w *Worker) rescan(ctx context.Context) error {
 func (w *Worker) stopAll(why error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for _, stop := range w.running {
-		stop(why)
+	for _, rt := range w.running {
+		rt.stop(why)
 	}
 }
 
@@ -506,6 +514,7 @@ func (w *Worker) work(ctx context.Context, job *river.Job[jobArgs]) error {
 		return ctx.Err()
 	}
 	defer func() { <-d.lock; w.kick() }()
+	leased := time.Now()
 	held, err := w.lease(ctx, d.Name, t.ID, job.ID)
 	if err != nil {
 		return err
@@ -525,7 +534,7 @@ func (w *Worker) work(ctx context.Context, job *river.Job[jobArgs]) error {
 	runCtx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	w.mu.Lock()
-	w.running[t.ID] = stop
+	w.running[t.ID] = runningTask{stop: stop, leased: leased}
 	w.mu.Unlock()
 	defer func() {
 		w.mu.Lock()
