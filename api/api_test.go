@@ -129,6 +129,9 @@ func TestCreateTaskBadInput(t *testing.T) {
 		{`{"goal":"g","max_steps":-1}`, "max_steps"},
 		{`{"goal":"g","max_steps":201}`, "max_steps"},
 		{`{"goal":"g","max_steps":"ten"}`, "max_steps"},
+		{`{"goal":"g","device":"sim","labels":{"locale":"zh"}}`, "labels"},
+		{`{"goal":"g","device":"any","labels":{"":"x"}}`, "labels"},
+		{`{"goal":"g","labels":"zh"}`, "labels"},
 	} {
 		var e apiError
 		resp := h.do("POST", "/v1/tasks", tc.body, &e)

@@ -28,7 +28,12 @@ import (
 type DeviceInfo struct {
 	Name  string `json:"name"`
 	Kind  string `json:"kind"`            // "sim" or "adb"
-	State string `json:"state,omitempty"` // as the driver reports it ("device", "offline", …)
+	State string `json:"state,omitempty"` // as the driver reports it ("device", "offline", …); a farm's: idle, busy, offline
+	// A farm's devices also say where they are (serve --db postgres://).
+	Worker    string            `json:"worker,omitempty"`
+	Host      string            `json:"host,omitempty"`
+	Labels    map[string]string `json:"labels,omitempty"`
+	Heartbeat *time.Time        `json:"heartbeat,omitempty"` // the worker's last heartbeat
 }
 
 // Devices names the devices tasks may run on.

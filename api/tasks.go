@@ -23,7 +23,13 @@ type taskRequest struct {
 	Device   string `json:"device"`
 	Planner  string `json:"planner"`
 	MaxSteps int    `json:"max_steps"`
+	// Labels, with device "any", route the task to any free device of a
+	// farm whose labels include them all.
+	Labels map[string]string `json:"labels"`
 }
+
+// maxLabels is the most labels a task may ask for.
+const maxLabels = 32
 
 // decodeBody reads exactly one JSON object, naming the field when a value
 // has the wrong type or a field is unknown. The whole body is read first
@@ -82,6 +88,17 @@ func (s *Server) createTask(w http.ResponseWriter, r *http.Request) error {
 	if req.Device == "" {
 		req.Device = s.cfg.DefaultDevice
 	}
+	if len(req.Labels) > 0 && req.Device != "any" {
+		return badField("labels", `only with "device": "any" (a named device is that device)`)
+	}
+	if len(req.Labels) > maxLabels {
+		return badField("labels", "at most %d", maxLabels)
+	}
+	for k, v := range req.Labels {
+		if k == "" || len(k) > 64 || len(v) > 128 {
+			return badField("labels", "a key is 1-64 bytes and a value at most 128 (%q)", k)
+		}
+	}
 	if err := s.devices.Check(req.Device); err != nil {
 		return badField("device", "%v", err)
 	}
@@ -97,7 +114,7 @@ func (s *Server) createTask(w http.ResponseWriter, r *http.Request) error {
 	case req.MaxSteps < 0 || req.MaxSteps > s.cfg.MaxSteps:
 		return badField("max_steps", "must be 1..%d", s.cfg.MaxSteps)
 	}
-	t, err := s.svc.Submit(r.Context(), task.Request{Goal: req.Goal, Device: req.Device, Planner: req.Planner, MaxSteps: req.MaxSteps})
+	t, err := s.svc.Submit(r.Context(), task.Request{Goal: req.Goal, Device: req.Device, Planner: req.Planner, MaxSteps: req.MaxSteps, Labels: req.Labels})
 	if err != nil {
 		return serviceError(err)
 	}

@@ -199,6 +199,11 @@ type Change struct {
 	FinalScene json.RawMessage
 	// Pending is the decision a waiting task waits for (To waiting only).
 	Pending *Pending
+	// IfOwner, when set, applies the change only while the task's owner is
+	// IfOwner (otherwise a *ConflictError): a process whose task was taken
+	// over by another (a farm queued it again after its worker went
+	// silent) cannot overwrite the new run with its late writes.
+	IfOwner string
 }
 
 // Query selects a page of tasks, newest first.

@@ -184,6 +184,7 @@ func (r *recorder) finish(c storage.Change) { r.change(c) }
 
 // change queues a status change (waiting for a person and back, the end).
 func (r *recorder) change(c storage.Change) {
+	c.IfOwner = r.s.cfg.Owner // the task started here (runOne made this process its owner)
 	r.push(record{what: "status " + string(c.To), write: func(ctx context.Context) error {
 		if err := c.Validate(); err != nil {
 			return fmt.Errorf("%w: %w", errInvalid, err)

@@ -98,6 +98,12 @@ type Config struct {
 	Clock clock.Clock
 	// Logger receives the service's lines; discarded when nil.
 	Logger *slog.Logger
+	// Queue, when set, makes this service a farm's front: tasks are stored
+	// and queued through it (a worker runs them, with RunQueued), and a
+	// cancel or decision about a task another process runs goes to that
+	// process through it. Start then recovers nothing: the farm's leases
+	// do.
+	Queue Queue
 }
 
 // Request is what a front end asks for. The front end checks its own input
@@ -111,6 +117,9 @@ type Request struct {
 	// parameters as JSON (package flow). It is stored in the task's Config
 	// under "flow", so the runner and every reader see what ran.
 	Flow json.RawMessage
+	// Labels, with Device "any", route the task to any free device of a
+	// farm whose labels include them all (Config.Queue only).
+	Labels map[string]string
 }
 
 // Errors the Service returns besides the store's (storage.ErrNotFound, and
@@ -225,6 +234,9 @@ func (s *Service) Owner() string { return s.cfg.Owner }
 // or of gone ones are queued again, oldest first. Live processes keep
 // theirs.
 func (s *Service) Start(ctx context.Context) error {
+	if s.cfg.Queue != nil {
+		return nil
+	}
 	queued, err := allTasks(ctx, s.store, lifecycle.Queued)
 	if err != nil {
 		return fmt.Errorf("task start: %w", err)
@@ -252,6 +264,9 @@ func (s *Service) Submit(ctx context.Context, req Request) (storage.Task, error)
 	if err := s.devices.Check(req.Device); err != nil {
 		return storage.Task{}, err
 	}
+	if len(req.Labels) > 0 && s.cfg.Queue == nil {
+		return storage.Task{}, errors.New("task: labels route tasks of a device farm (serve --db postgres://…); name a device here")
+	}
 	s.mu.Lock()
 	closed := s.closed
 	s.mu.Unlock()
@@ -262,7 +277,9 @@ func (s *Service) Submit(ctx context.Context, req Request) (storage.Task, error)
 	if err != nil {
 		return storage.Task{}, err
 	}
-	s.enqueue(t)
+	if s.cfg.Queue == nil {
+		s.enqueue(t)
+	}
 	return t, nil
 }
 
@@ -277,10 +294,16 @@ func (s *Service) create(ctx context.Context, req Request) (storage.Task, error)
 			return storage.Task{}, err
 		}
 	}
-	t, err := s.store.CreateTask(ctx, storage.Task{
+	t := storage.Task{
 		Goal: req.Goal, Device: req.Device, Planner: req.Planner, MaxSteps: req.MaxSteps,
 		Status: lifecycle.Queued, Created: s.clock.Now(), Config: snapshot, Owner: s.cfg.Owner,
-	})
+	}
+	var err error
+	if s.cfg.Queue != nil {
+		t, err = s.cfg.Queue.Create(ctx, t, req.Labels)
+	} else {
+		t, err = s.store.CreateTask(ctx, t)
+	}
 	if err != nil {
 		return storage.Task{}, err
 	}
@@ -477,6 +500,9 @@ func (s *Service) cancelStored(ctx context.Context, id string) (storage.Task, er
 	if t.Status.Terminal() {
 		return storage.Task{}, &storage.ConflictError{ID: id, Current: t.Status, To: lifecycle.Cancelled}
 	}
+	if t.Status != lifecycle.Queued && s.cfg.Queue != nil {
+		return s.remote(ctx, id, Command{Kind: CommandCancel}, func(t storage.Task) bool { return t.Status.Terminal() })
+	}
 	if t.Status != lifecycle.Queued {
 		return storage.Task{}, fmt.Errorf("task %s is %s in another phonepilot process sharing this database (%s); cancel it there: %w",
 			id, t.Status, t.Owner, ErrConflict)
@@ -647,7 +673,7 @@ func (s *Service) runOne(e *entry, open opener) (storage.Task, runtime.Result, e
 	case userCancelled:
 		status, cause, reason = lifecycle.Cancelled, lifecycle.CauseCancelled, "cancelled by request"
 	case errors.Is(why, errStopped):
-		status, cause, reason = lifecycle.Interrupted, lifecycle.CauseInterrupted, errStopped.Error()
+		status, cause, reason = lifecycle.Interrupted, lifecycle.CauseInterrupted, why.Error()
 	case !status.Terminal() || status == lifecycle.Interrupted:
 		reason = fmt.Sprintf("runner ended with status %q: %s", status, reason)
 		status = lifecycle.Failed

@@ -199,6 +199,11 @@ func (s *Service) decide(ctx context.Context, id string, kind lifecycle.PendingK
 	}
 	if w == nil || w.taken || w.pending.Kind != kind {
 		s.mu.Unlock()
+		if e == nil && s.cfg.Queue != nil {
+			if t, err := s.store.Task(ctx, id); err == nil && t.Status == kind.Status() {
+				return s.decideRemote(ctx, t, kind, v)
+			}
+		}
 		return storage.Task{}, s.nothingPending(ctx, id, kind, e != nil)
 	}
 	w.taken = true
@@ -229,4 +234,28 @@ func (s *Service) nothingPending(ctx context.Context, id string, kind lifecycle.
 		return fmt.Errorf("task %s waits in another phonepilot process sharing this database (%s); decide there: %w", id, t.Owner, ErrConflict)
 	}
 	return fmt.Errorf("task %s is %s and waits for no %s: %w", id, t.Status, what, ErrConflict)
+}
+
+// decideRemote hands a decision about a task that waits in another process
+// (a farm's worker) to it and returns the task as stored once the store no
+// longer shows it waiting for that decision.
+func (s *Service) decideRemote(ctx context.Context, t storage.Task, kind lifecycle.PendingKind, v verdict) (storage.Task, error) {
+	c := Command{Kind: CommandAnswer, By: v.by, Text: v.text}
+	if kind == lifecycle.PendingApproval {
+		c = Command{Kind: CommandDeny, By: v.by, Note: v.note}
+		if v.approved {
+			c.Kind = CommandApprove
+		}
+	}
+	since := time.Time{}
+	if t.Pending != nil {
+		since = t.Pending.Since
+	}
+	got, err := s.remote(ctx, t.ID, c, func(t storage.Task) bool {
+		return t.Status != kind.Status() || t.Pending == nil || !t.Pending.Since.Equal(since)
+	})
+	if err != nil {
+		return storage.Task{}, err
+	}
+	return got, nil
 }

@@ -142,6 +142,15 @@ async function refreshDevices() {
   try {
     const { devices } = await api("GET", "/v1/devices");
     $("device-list").replaceChildren(...devices.map((d) => el("option", { value: d.name })));
+    // A farm's devices say where they are and what they are doing.
+    $("device-rows").replaceChildren(...devices.map((d) => {
+      const labels = Object.entries(d.labels || {}).map(([k, v]) => `${k}=${v}`).join(" ");
+      const where = d.host ? ` · ${d.worker}@${d.host}` : "";
+      const beat = d.heartbeat ? ` · heartbeat ${new Date(d.heartbeat).toLocaleTimeString()}` : "";
+      return el("li", { title: labels },
+        el("strong", {}, d.name), ` ${d.state || ""}${where}${beat}`,
+        labels ? el("div", { class: "muted" }, labels) : "");
+    }));
   } catch (e) {
     console.warn("devices:", e.message);
   }
@@ -659,6 +668,7 @@ async function boot() {
   refreshList();
   route();
   setInterval(refreshList, 2000);
+  setInterval(refreshDevices, 5000);
 }
 
 boot();

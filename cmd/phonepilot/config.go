@@ -75,6 +75,7 @@ type appConfig struct {
 	Storage storageSection `toml:"storage"`
 	Serve   serveSection   `toml:"serve"`
 	Safety  safetySection  `toml:"safety"`
+	Farm    farmSection    `toml:"farm"` // phonepilot worker (worker.go)
 
 	// Source says where the file layer came from ("" when there was none).
 	Source string `toml:"-"`

@@ -19,6 +19,7 @@ import (
 	"phonepilot/api"
 	"phonepilot/device"
 	"phonepilot/device/adb"
+	"phonepilot/farm"
 	"phonepilot/flow"
 	"phonepilot/perception/frame"
 	"phonepilot/plan"
@@ -56,6 +57,12 @@ kept while the server runs), adb or adb:SERIAL.
 
 Every task, step and event is recorded in --db as it happens. On start,
 tasks a previous run left running are marked interrupted.
+
+With --db postgres://… serve is a front of a device farm: it runs no task
+itself; 'phonepilot worker' processes on the phone hosts do, and any number
+of fronts share the farm (a task may name a device or ask for "device":
+"any" with "labels"; GET /v1/devices lists the farm's devices). See
+docs/farm.md.
 
 Bound beyond loopback, the server requires --token (or PHONEPILOT_TOKEN) and
 refuses to start without one; a token has at least 16 characters. Clients
@@ -104,15 +111,29 @@ func runServe(cmd *cobra.Command, o serveOptions, ready serveReady) error {
 	}
 	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))
 
-	store, err := openStore(ctx, cfg.Storage.DB)
-	if err != nil {
-		return exitWith(1, fmt.Errorf("open database: %w", err))
+	var (
+		store   storage.Store
+		devices serveDeviceSet
+		front   *farm.Front
+	)
+	if isPostgres(cfg.Storage.DB) {
+		// The farm's front: workers run the tasks (farm_serve.go).
+		var closeFarm func()
+		store, front, devices, closeFarm, err = openFarmFront(ctx, cfg.Storage.DB, log)
+		if err != nil {
+			return exitWith(1, err)
+		}
+		defer closeFarm()
+	} else {
+		store, err = openStore(ctx, cfg.Storage.DB)
+		if err != nil {
+			return exitWith(1, fmt.Errorf("open database: %w", err))
+		}
+		defer store.Close()
+		devices = newServeDevices(deviceOptions{
+			ADBServer: cfg.ADB.Server, SimLocale: cfg.Sim.Locale, SimProfile: cfg.Sim.Profile, SimSeed: cfg.Sim.Seed, Logger: log,
+		})
 	}
-	defer store.Close()
-
-	devices := newServeDevices(deviceOptions{
-		ADBServer: cfg.ADB.Server, SimLocale: cfg.Sim.Locale, SimProfile: cfg.Sim.Profile, SimSeed: cfg.Sim.Seed, Logger: log,
-	})
 	acfg := api.Defaults()
 	acfg.Token = cfg.Serve.Token
 	acfg.MaxSteps = rc.MaxSteps
@@ -127,11 +148,20 @@ func runServe(cmd *cobra.Command, o serveOptions, ready serveReady) error {
 	if err != nil {
 		return exitWith(2, err)
 	}
-	svc, err := task.New(task.Config{Snapshot: cfg.snapshots(log), Logger: log,
-		ApprovalTimeout: cfg.Safety.ApprovalTimeout, AnswerTimeout: cfg.Safety.AnswerTimeout},
-		store, devices, &runtimeRunner{base: rc, planner: spec, log: log, gate: gate})
+	tcfg := task.Config{Snapshot: cfg.snapshots(log), Logger: log,
+		ApprovalTimeout: cfg.Safety.ApprovalTimeout, AnswerTimeout: cfg.Safety.AnswerTimeout}
+	if front != nil {
+		tcfg.Queue = front
+	}
+	svc, err := task.New(tcfg, store, devices, &runtimeRunner{base: rc, planner: spec, log: log, gate: gate})
 	if err != nil {
 		return exitWith(2, err)
+	}
+	if front != nil {
+		front.SetNotify(svc.Notify)
+		lctx, stopListen := context.WithCancel(context.Background())
+		defer stopListen()
+		go front.Run(lctx)
 	}
 	srv, err := api.New(acfg, svc, devices, log)
 	if err != nil {

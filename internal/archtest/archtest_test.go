@@ -112,7 +112,7 @@ func TestCheckerFindsViolations(t *testing.T) {
 		got = append(got, v.String())
 	}
 	want := []string{
-		"api: phonepilot/api (test) imports github.com/jackc/pgx/v5; only phonepilot/storage/* may import github.com/jackc/pgx",
+		"api: phonepilot/api (test) imports github.com/jackc/pgx/v5; only phonepilot/storage/*, phonepilot/farm may import github.com/jackc/pgx",
 		"gizmo: phonepilot/gizmo is not in the architecture table: add it, with the packages it may import, to allowedImports in internal/archtest/rules_test.go and to the table in docs/ARCHITECTURE.md",
 		"plan/rule: go list reports an error for phonepilot/plan/rule: plan/rule/rule.go:3:2: expected 'package', found 'EOF'",
 		"plan: phonepilot/plan imports github.com/anthropics/anthropic-sdk-go/v2/option; only phonepilot/plan/ai/anthropic may import github.com/anthropics/anthropic-sdk-go",

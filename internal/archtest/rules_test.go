@@ -54,7 +54,9 @@ var allowedImports = map[string][]string{
 	"task": {"runtime", "storage", "device", "scene", "plan", "tools", "internal/*", "task/lifecycle"},
 	// phonepilot over MCP: direct tools on the runtime, delegating tools on
 	// the task service; it sends a screenshot to the client that asks.
-	"mcpserver":      {"runtime", "task", "storage", "device", "scene", "tools", "plan", "plan/ai", "perception/frame", "internal/*", "task/lifecycle", "flow"},
+	"mcpserver": {"runtime", "task", "storage", "device", "scene", "tools", "plan", "plan/ai", "perception/frame", "internal/*", "task/lifecycle", "flow"},
+	// The device farm on River over PostgreSQL: workers, fronts, leases.
+	"farm":           {"task", "storage", "storage/postgres", "device", "device/fake", "scene", "runtime", "internal/*", "task/lifecycle"},
 	"cmd/phonepilot": {"*"},
 	"internal/*":     nil,
 }
@@ -78,7 +80,8 @@ var restrictedModules = []struct {
 	{"github.com/openai/openai-go", []string{"plan/ai/openai"}},
 	{"github.com/modelcontextprotocol/go-sdk", []string{"mcpserver"}},
 	{"modernc.org/sqlite", []string{"storage/*"}},
-	{"github.com/jackc/pgx", []string{"storage/*"}},
+	{"github.com/jackc/pgx", []string{"storage/*", "farm"}},
+	{"github.com/riverqueue/river", []string{"farm"}},
 	{"github.com/lib/pq", []string{"storage/*"}},
 	{"github.com/mattn/go-sqlite3", []string{"storage/*"}},
 }

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/jackc/pgx/v5"
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/lock"
@@ -57,4 +58,19 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		return fmt.Errorf("migrations lock: %w", err)
 	}
 	return sqlstore.Migrate(ctx, db, goose.DialectPostgres, migrations, goose.WithSessionLocker(locker))
+}
+
+// CreateTaskTx stores a new task as CreateTask does, inside tx (a pgx
+// transaction on the same database), so that whatever else tx writes (a
+// farm's job for the task) commits with it or not at all. It returns the
+// task as it will be stored.
+func (s *Store) CreateTaskTx(ctx context.Context, tx pgx.Tx, t storage.Task) (storage.Task, error) {
+	t, query, args, err := s.InsertTask(t)
+	if err != nil {
+		return storage.Task{}, err
+	}
+	if _, err := tx.Exec(ctx, query, args...); err != nil {
+		return storage.Task{}, fmt.Errorf("create task: %w", err)
+	}
+	return t, nil
 }

@@ -335,6 +335,14 @@ func testMarkInterrupted(t *testing.T, s storage.Store) {
 		}
 		dead = append(dead, task.ID)
 	}
+	// A change conditional on an owner that is no longer the task's is refused.
+	_, err := s.UpdateStatus(ctx(t), dead[0], storage.Change{From: []lifecycle.Status{lifecycle.Running}, To: lifecycle.Completed, At: base, IfOwner: "host-z:1"})
+	if !errors.As(err, new(*storage.ConflictError)) {
+		t.Errorf("change for another owner: %v", err)
+	}
+	if got, _ := s.Task(ctx(t), dead[0]); got.Status != lifecycle.Running {
+		t.Errorf("a change for another owner made the task %s", got.Status)
+	}
 	legacy := mustCreate(t, s, storage.Task{Goal: "no owner", Device: "sim", Planner: "rule", Status: lifecycle.Running})
 	dead = append(dead, legacy.ID)
 	live := mustCreate(t, s, storage.Task{Goal: "elsewhere", Device: "sim", Planner: "rule", Status: lifecycle.Running, Owner: "host-b:7"})

@@ -137,6 +137,20 @@ func scanTask(r scanner, withScene bool) (storage.Task, int64, error) {
 
 // CreateTask stores a new task.
 func (s *Store) CreateTask(ctx context.Context, t storage.Task) (storage.Task, error) {
+	t, query, args, err := s.InsertTask(t)
+	if err != nil {
+		return storage.Task{}, err
+	}
+	if _, err := s.write.ExecContext(ctx, query, args...); err != nil {
+		return storage.Task{}, fmt.Errorf("create task: %w", err)
+	}
+	return s.Task(ctx, t.ID)
+}
+
+// InsertTask checks and completes a new task as CreateTask does and returns
+// the INSERT that stores it, in this dialect, so that a caller can run it
+// inside its own transaction (a farm queues the task's job in the same one).
+func (s *Store) InsertTask(t storage.Task) (storage.Task, string, []any, error) {
 	if t.ID == "" {
 		t.ID = storage.NewID()
 	}
@@ -144,16 +158,16 @@ func (s *Store) CreateTask(ctx context.Context, t storage.Task) (storage.Task, e
 		t.Status = lifecycle.Queued
 	}
 	if !t.Status.Valid() {
-		return storage.Task{}, fmt.Errorf("create task: unknown status %q", t.Status)
+		return storage.Task{}, "", nil, fmt.Errorf("create task: unknown status %q", t.Status)
 	}
 	pending := "null"
 	if t.Pending != nil {
 		if err := t.Pending.Validate(); err != nil {
-			return storage.Task{}, fmt.Errorf("create task: %w", err)
+			return storage.Task{}, "", nil, fmt.Errorf("create task: %w", err)
 		}
 		b, err := json.Marshal(t.Pending)
 		if err != nil {
-			return storage.Task{}, fmt.Errorf("create task: %w", err)
+			return storage.Task{}, "", nil, fmt.Errorf("create task: %w", err)
 		}
 		pending = string(b)
 	}
@@ -161,22 +175,19 @@ func (s *Store) CreateTask(ctx context.Context, t storage.Task) (storage.Task, e
 		t.Created = time.Now()
 	}
 	if len(t.Config) > 0 && !json.Valid(t.Config) {
-		return storage.Task{}, errors.New("create task: config is not valid JSON")
+		return storage.Task{}, "", nil, errors.New("create task: config is not valid JSON")
 	}
 	t.Created = t.Created.Truncate(time.Microsecond).UTC()
 	if len(t.FinalScene) > 0 && !json.Valid(t.FinalScene) {
-		return storage.Task{}, errors.New("create task: final scene is not valid JSON")
+		return storage.Task{}, "", nil, errors.New("create task: final scene is not valid JSON")
 	}
-	_, err := s.write.ExecContext(ctx, s.q(`INSERT INTO tasks (id, goal, device, planner, max_steps, status, cause, reason, owner,
+	query := s.q(`INSERT INTO tasks (id, goal, device, planner, max_steps, status, cause, reason, owner,
 		created_us, started_us, finished_us, input_tokens, output_tokens, model_latency_ns, config, final_scene, pending)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-		t.ID, t.Goal, t.Device, t.Planner, t.MaxSteps, t.Status, t.Cause, t.Reason, t.Owner,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	args := []any{t.ID, t.Goal, t.Device, t.Planner, t.MaxSteps, string(t.Status), string(t.Cause), t.Reason, t.Owner,
 		us(t.Created), nullUS(t.Started), nullUS(t.Finished),
-		t.Usage.InputTokens, t.Usage.OutputTokens, int64(t.Usage.Latency), jsonOr(t.Config, "{}"), jsonOr(t.FinalScene, "null"), pending)
-	if err != nil {
-		return storage.Task{}, fmt.Errorf("create task: %w", err)
-	}
-	return s.Task(ctx, t.ID)
+		t.Usage.InputTokens, t.Usage.OutputTokens, int64(t.Usage.Latency), jsonOr(t.Config, "{}"), jsonOr(t.FinalScene, "null"), pending}
+	return t, query, args, nil
 }
 
 // Task returns one task.
@@ -318,7 +329,12 @@ func (s *Store) UpdateStatus(ctx context.Context, id string, c storage.Change) (
 	for _, f := range c.From {
 		args = append(args, f)
 	}
-	res, err := s.write.ExecContext(ctx, s.q(`UPDATE tasks SET `+strings.Join(set, ", ")+` WHERE id = ? AND status IN (`+in+`)`), args...)
+	owned := ""
+	if c.IfOwner != "" {
+		owned = " AND owner = ?"
+		args = append(args, c.IfOwner)
+	}
+	res, err := s.write.ExecContext(ctx, s.q(`UPDATE tasks SET `+strings.Join(set, ", ")+` WHERE id = ? AND status IN (`+in+`)`+owned), args...)
 	if err != nil {
 		return storage.Task{}, fmt.Errorf("update task %s: %w", id, err)
 	}

@@ -1,0 +1,666 @@
+package farm
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"regexp"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"phonepilot/device"
+	"phonepilot/device/fake"
+	"phonepilot/internal/testlog"
+	"phonepilot/runtime"
+	"phonepilot/scene"
+	"phonepilot/storage"
+	"phonepilot/storage/postgres"
+	"phonepilot/task"
+	"phonepilot/task/lifecycle"
+)
+
+func TestQueueName(t *testing.T) {
+	re := regexp.MustCompile(`^[a-z0-9]+([_|-]?[a-z0-9]+)*$`) // River's queue names
+	seen := map[string]string{}
+	for _, d := range []string{"sim:a", "sim:A", "adb:192.168.1.5:5555", "adb:R58M123ABC", "adb:emulator-5554", "sim:" + string(make([]byte, 64))} {
+		q := QueueName(d)
+		if !re.MatchString(q) || len(q) > 64 {
+			t.Errorf("QueueName(%q) = %q: not a River queue name", d, q)
+		}
+		if other, dup := seen[q]; dup {
+			t.Errorf("%q and %q share queue %q", d, other, q)
+		}
+		seen[q] = d
+	}
+}
+
+func TestLabels(t *testing.T) {
+	have := map[string]string{"locale": "zh", "model": "Pixel 8"}
+	for _, c := range []struct {
+		want map[string]string
+		ok   bool
+	}{{nil, true}, {map[string]string{"locale": "zh"}, true}, {map[string]string{"locale": "en"}, false},
+		{map[string]string{"locale": "zh", "rack": "a"}, false}} {
+		if Matches(c.want, have) != c.ok {
+			t.Errorf("Matches(%v, %v) = %v", c.want, have, !c.ok)
+		}
+	}
+	if err := CheckLabels(map[string]string{"": "x"}); !errors.Is(err, ErrBadLabels) {
+		t.Errorf("empty key: %v", err)
+	}
+	if err := CheckLabels(map[string]string{"locale": "zh", "rack/row": "3"}); err != nil {
+		t.Errorf("good labels: %v", err)
+	}
+}
+
+// testDB is a fresh database on the test server.
+func testDB(t *testing.T) string {
+	t.Helper()
+	base := os.Getenv("PHONEPILOT_TEST_POSTGRES")
+	if base == "" {
+		if os.Getenv("PHONEPILOT_INTEGRATION") == "1" {
+			t.Fatal("PHONEPILOT_INTEGRATION=1 but PHONEPILOT_TEST_POSTGRES is unset (eval \"$(scripts/pg-start.sh)\")")
+		}
+		t.Skip("PHONEPILOT_TEST_POSTGRES not set (eval \"$(scripts/pg-start.sh)\")")
+	}
+	admin, err := sql.Open("pgx", base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := fmt.Sprintf("pp_farmpkg_%d", time.Now().UnixNano())
+	if _, err := admin.Exec("CREATE DATABASE " + name); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_, _ = admin.Exec("DROP DATABASE " + name + " WITH (FORCE)")
+		admin.Close()
+	})
+	u, _ := url.Parse(base)
+	u.Path = "/" + name
+	return u.String()
+}
+
+type env struct {
+	t     *testing.T
+	dsn   string
+	ctx   context.Context
+	store *postgres.Store
+	pool  *pgxpool.Pool
+}
+
+func newEnv(t *testing.T) *env {
+	dsn := testDB(t)
+	return connect(t, dsn)
+}
+
+func connect(t *testing.T, dsn string) *env {
+	t.Helper()
+	ctx := t.Context()
+	store, err := postgres.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	pool, err := OpenPool(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	return &env{t: t, dsn: dsn, ctx: ctx, store: store, pool: pool}
+}
+
+// front is a Front with its task service, as serve builds them.
+func (e *env) front() (*task.Service, func()) { return e.frontPolling(0) }
+
+// frontPolling is front with the service's store poll every poll (its
+// default when 0).
+func (e *env) frontPolling(poll time.Duration) (*task.Service, func()) {
+	e.t.Helper()
+	f, err := NewFront(e.pool, e.store, testlog.New(e.t))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	svc, err := task.New(task.Config{Queue: f, Logger: testlog.New(e.t), PollInterval: poll}, e.store, anyDevices{}, task.RunnerFunc(
+		func(context.Context, storage.Task, device.Device, func(runtime.Event), runtime.Person) runtime.Result {
+			e.t.Error("a front ran a task")
+			return runtime.Result{}
+		}))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	f.SetNotify(svc.Notify)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { f.Run(ctx); close(done) }()
+	stop := func() { _ = svc.Close(context.Background()); cancel(); <-done }
+	e.t.Cleanup(stop)
+	return svc, stop
+}
+
+// anyDevices accepts every name (the farm's own Check is cmd's).
+type anyDevices struct{}
+
+func (anyDevices) Check(string) error { return nil }
+func (anyDevices) Open(context.Context, string) (device.Device, func(), error) {
+	return nil, nil, errors.New("fronts open no device")
+}
+
+// fakeDevices are a worker's devices.
+type fakeDevices struct {
+	mu     sync.Mutex
+	offers []Offer
+}
+
+func (d *fakeDevices) Scan(context.Context) ([]Offer, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append([]Offer(nil), d.offers...), nil
+}
+
+func (d *fakeDevices) Open(context.Context, string) (device.Device, func(), error) {
+	return fake.New(&scene.Scene{Width: 100, Height: 100, Package: "com.example"}), func() {}, nil
+}
+
+type worker struct {
+	w    *Worker
+	svc  *task.Service
+	stop func()
+}
+
+// worker starts a worker of name on the devices with runner.
+func (e *env) worker(name string, devs *fakeDevices, runner task.Runner, tweak func(*WorkerConfig)) *worker {
+	e.t.Helper()
+	svc, err := task.New(task.Config{Logger: testlog.New(e.t).With("worker", name), Owner: name + "-owner"}, e.store, nil, runner)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	cfg := WorkerConfig{Name: name, Host: "test", Heartbeat: 100 * time.Millisecond, Lease: 600 * time.Millisecond, Logger: testlog.New(e.t).With("worker", name)}
+	if tweak != nil {
+		tweak(&cfg)
+	}
+	w, err := NewWorker(cfg, e.pool, e.store, svc, devs)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- w.Run(ctx) }()
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				e.t.Errorf("worker %s: %v", name, err)
+			}
+			// A service whose store is cut off keeps its records until
+			// Close gives up.
+			cctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			_ = svc.Close(cctx)
+		})
+	}
+	e.t.Cleanup(stop)
+	return &worker{w: w, svc: svc, stop: stop}
+}
+
+func (e *env) waitTask(id string, limit time.Duration, ok func(storage.Task) bool) storage.Task {
+	e.t.Helper()
+	deadline := time.Now().Add(limit)
+	for {
+		tk, err := e.store.Task(e.ctx, id)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		if ok(tk) {
+			return tk
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("task %s: still %s (%s) after %s", id, tk.Status, tk.Reason, limit)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func final(t storage.Task) bool { return t.Status.Terminal() }
+
+// sleepy runs each task for d, counting how many run at once per device.
+type sleepy struct {
+	d       time.Duration
+	mu      sync.Mutex
+	now     map[string]int
+	most    int
+	started []string
+}
+
+func (s *sleepy) Run(ctx context.Context, t storage.Task, _ device.Device, emit func(runtime.Event), _ runtime.Person) runtime.Result {
+	s.mu.Lock()
+	if s.now == nil {
+		s.now = map[string]int{}
+	}
+	s.now[t.Device]++
+	s.most = max(s.most, s.now[t.Device])
+	s.started = append(s.started, t.ID)
+	s.mu.Unlock()
+	defer func() { s.mu.Lock(); s.now[t.Device]--; s.mu.Unlock() }()
+	emit(runtime.Event{Type: lifecycle.EventTaskStarted, Reason: t.Goal})
+	select {
+	case <-time.After(s.d):
+		return runtime.Result{Status: lifecycle.Completed, Reason: "done"}
+	case <-ctx.Done():
+		return runtime.Result{Status: lifecycle.Cancelled, Reason: "stopped"}
+	}
+}
+
+// Two workers offer the same phone (a misconfiguration River cannot see:
+// its worker limit is per client): the lease keeps its tasks one at a time.
+func TestLeaseKeepsTwoWorkersOffOnePhone(t *testing.T) {
+	e := newEnv(t)
+	front, _ := e.front()
+	run := &sleepy{d: 150 * time.Millisecond}
+	shared := func() *fakeDevices {
+		return &fakeDevices{offers: []Offer{{Name: "sim:shared", Labels: map[string]string{}}}}
+	}
+	e.worker("a", shared(), run, nil)
+	e.worker("b", shared(), run, nil)
+	var ids []string
+	for range 8 {
+		tk, err := front.Submit(e.ctx, task.Request{Goal: "g", Device: "sim:shared"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, tk.ID)
+	}
+	for _, id := range ids {
+		if tk := e.waitTask(id, 20*time.Second, final); tk.Status != lifecycle.Completed {
+			t.Errorf("task %s: %s (%s)", id, tk.Status, tk.Reason)
+		}
+	}
+	if run.most != 1 {
+		t.Errorf("%d tasks ran on sim:shared at once", run.most)
+	}
+}
+
+// Tasks for any device with labels go to a matching device only, in the
+// order they were submitted; one no device matches waits.
+func TestAnyDeviceRoutesByLabels(t *testing.T) {
+	e := newEnv(t)
+	front, _ := e.front()
+	run := &sleepy{d: 30 * time.Millisecond}
+	e.worker("a", &fakeDevices{offers: []Offer{
+		{Name: "sim:en", Labels: map[string]string{"locale": "en"}},
+		{Name: "sim:zh", Labels: map[string]string{"locale": "zh"}},
+	}}, run, nil)
+	var zh []string
+	for range 5 {
+		tk, err := front.Submit(e.ctx, task.Request{Goal: "g", Device: AnyDevice, Labels: map[string]string{"locale": "zh"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		zh = append(zh, tk.ID)
+	}
+	fr, err := front.Submit(e.ctx, task.Request{Goal: "g", Device: AnyDevice, Labels: map[string]string{"locale": "fr"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range zh {
+		tk := e.waitTask(id, 10*time.Second, final)
+		if tk.Status != lifecycle.Completed || tk.Device != "sim:zh" {
+			t.Errorf("zh task %s: %s on %s (%s)", id, tk.Status, tk.Device, tk.Reason)
+		}
+	}
+	run.mu.Lock()
+	order := append([]string(nil), run.started...)
+	run.mu.Unlock()
+	if fmt.Sprint(order) != fmt.Sprint(zh) {
+		t.Errorf("started in order %v, submitted %v", order, zh)
+	}
+	if tk, _ := e.store.Task(e.ctx, fr.ID); tk.Status != lifecycle.Queued || tk.Device != AnyDevice {
+		t.Errorf("the fr task no device matches: %s on %s", tk.Status, tk.Device)
+	}
+	if _, err := front.Submit(e.ctx, task.Request{Goal: "g", Device: "sim:en", Labels: map[string]string{"locale": "en"}}); !errors.Is(err, ErrBadLabels) {
+		t.Errorf("labels on a named device: %v", err)
+	}
+}
+
+// gated asks a person to approve before it completes.
+type gated struct{}
+
+func (gated) Run(ctx context.Context, t storage.Task, _ device.Device, emit func(runtime.Event), p runtime.Person) runtime.Result {
+	d, err := p.Approve(ctx, runtime.Approval{Step: 1})
+	switch {
+	case err != nil:
+		return runtime.Result{Status: lifecycle.Cancelled, Reason: err.Error()}
+	case !d.Approved:
+		return runtime.Result{Status: lifecycle.Failed, Cause: lifecycle.CauseApprovalDenied, Reason: "denied by " + d.By}
+	}
+	return runtime.Result{Status: lifecycle.Completed, Reason: "approved by " + d.By}
+}
+
+// A task waiting for approval outlives the front it was submitted through,
+// and another front approves it; cancels from another front land at once.
+func TestApproveAndCancelFromAnotherFront(t *testing.T) {
+	e := newEnv(t)
+	first, stopFirst := e.front()
+	e.worker("a", &fakeDevices{offers: []Offer{{Name: "sim:a"}, {Name: "sim:b"}}}, gated{}, nil)
+	waiting, err := first.Submit(e.ctx, task.Request{Goal: "pay", Device: "sim:a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := first.Submit(e.ctx, task.Request{Goal: "pay", Device: "sim:b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.waitTask(waiting.ID, 10*time.Second, func(t storage.Task) bool { return t.Status == lifecycle.WaitingApproval })
+	e.waitTask(other.ID, 10*time.Second, func(t storage.Task) bool { return t.Status == lifecycle.WaitingApproval })
+	stopFirst() // serve restarts
+	second, _ := e.front()
+	got, err := second.Approve(e.ctx, waiting.ID, storage.ByAPI, "ok")
+	if err != nil {
+		t.Fatalf("approve from another front: %v", err)
+	}
+	if got.Status == lifecycle.WaitingApproval {
+		t.Errorf("approve answered %s", got.Status)
+	}
+	if tk := e.waitTask(waiting.ID, 10*time.Second, final); tk.Status != lifecycle.Completed || tk.Reason != "approved by api" {
+		t.Errorf("approved task: %s (%s)", tk.Status, tk.Reason)
+	}
+	if _, err := second.Approve(e.ctx, waiting.ID, storage.ByAPI, ""); !errors.Is(err, task.ErrConflict) {
+		t.Errorf("approve of a finished task: %v", err)
+	}
+	start := time.Now()
+	c, err := second.Cancel(e.ctx, other.ID)
+	if err != nil || c.Status != lifecycle.Cancelled {
+		t.Fatalf("cancel from another front: %v %s", err, c.Status)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("cancel took %s", d)
+	}
+	if _, err := second.Cancel(e.ctx, other.ID); !errors.As(err, new(*storage.ConflictError)) {
+		t.Errorf("second cancel: %v", err)
+	}
+}
+
+// blocker runs until its context ends.
+type blocker struct{ stopped atomic.Int32 }
+
+func (b *blocker) Run(ctx context.Context, t storage.Task, _ device.Device, emit func(runtime.Event), _ runtime.Person) runtime.Result {
+	emit(runtime.Event{Type: lifecycle.EventTaskStarted})
+	<-ctx.Done()
+	b.stopped.Add(1)
+	return runtime.Result{Status: lifecycle.Cancelled}
+}
+
+// proxy forwards TCP to PostgreSQL until cut.
+type proxy struct {
+	ln     net.Listener
+	target string
+	mu     sync.Mutex
+	cut    bool
+	conns  []net.Conn
+}
+
+func newProxy(t *testing.T, target string) *proxy {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &proxy{ln: ln, target: target}
+	t.Cleanup(func() { ln.Close(); p.setCut(true) })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			p.mu.Lock()
+			if p.cut {
+				p.mu.Unlock()
+				c.Close()
+				continue
+			}
+			up, err := net.Dial("tcp", target)
+			if err != nil {
+				p.mu.Unlock()
+				c.Close()
+				continue
+			}
+			p.conns = append(p.conns, c, up)
+			p.mu.Unlock()
+			go func() { _, _ = io.Copy(up, c); up.Close() }()
+			go func() { _, _ = io.Copy(c, up); c.Close() }()
+		}
+	}()
+	return p
+}
+
+func (p *proxy) setCut(cut bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.cut = cut
+	if cut {
+		for _, c := range p.conns {
+			c.Close()
+		}
+		p.conns = nil
+	}
+}
+
+// A worker that loses the database stops its task (its lease is gone and
+// the farm ends the task interrupted), takes no work meanwhile, and takes
+// work again when the database is back.
+func TestWorkerLosesTheDatabase(t *testing.T) {
+	e := newEnv(t)
+	front, _ := e.front()
+	u, _ := url.Parse(e.dsn)
+	p := newProxy(t, u.Host)
+	u.Host = p.ln.Addr().String()
+	cut := connect(t, u.String()) // the worker's view of the database, through the proxy
+	run := &blocker{}
+	cut.worker("a", &fakeDevices{offers: []Offer{{Name: "sim:a"}}}, run, nil)
+	tk, err := front.Submit(e.ctx, task.Request{Goal: "g", Device: "sim:a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.waitTask(tk.ID, 10*time.Second, func(t storage.Task) bool { return t.Status == lifecycle.Running })
+	p.setCut(true)
+	got := e.waitTask(tk.ID, 10*time.Second, final)
+	if got.Status != lifecycle.Interrupted || got.Cause != lifecycle.CauseInterrupted {
+		t.Errorf("task of the cut-off worker: %s/%s (%s)", got.Status, got.Cause, got.Reason)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for run.stopped.Load() == 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if run.stopped.Load() == 0 {
+		t.Error("the cut-off worker kept driving the phone after its lease expired")
+	}
+	waitingTask, err := front.Submit(e.ctx, task.Request{Goal: "g", Device: "sim:a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond)
+	if tk, _ := e.store.Task(e.ctx, waitingTask.ID); tk.Status != lifecycle.Queued {
+		t.Errorf("a task started while its worker had no database: %s", tk.Status)
+	}
+	p.setCut(false)
+	e.waitTask(waitingTask.ID, 20*time.Second, func(t storage.Task) bool { return t.Status == lifecycle.Running })
+	if tk, _ := e.store.Task(e.ctx, tk.ID); tk.Status != lifecycle.Interrupted {
+		t.Errorf("the interrupted task became %s when its worker came back", tk.Status)
+	}
+}
+
+// With retry_interrupted, the tasks of a worker that died are queued again
+// and run on the device once a worker has it.
+func TestRetryInterrupted(t *testing.T) {
+	e := newEnv(t)
+	front, _ := e.front()
+	u, _ := url.Parse(e.dsn)
+	p := newProxy(t, u.Host)
+	u.Host = p.ln.Addr().String()
+	cut := connect(t, u.String())
+	dying := cut.worker("a", &fakeDevices{offers: []Offer{{Name: "sim:a"}}}, &blocker{}, func(c *WorkerConfig) { c.RetryInterrupted = true })
+	tk, err := front.Submit(e.ctx, task.Request{Goal: "g", Device: "sim:a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.waitTask(tk.ID, 10*time.Second, func(t storage.Task) bool { return t.Status == lifecycle.Running })
+	p.setCut(true) // as good as dead to the farm
+	e.waitTask(tk.ID, 10*time.Second, func(t storage.Task) bool { return t.Status == lifecycle.Queued })
+	go dying.stop() // dead: it never comes back
+	e.worker("a", &fakeDevices{offers: []Offer{{Name: "sim:a"}}}, &sleepy{d: 10 * time.Millisecond}, nil)
+	if got := e.waitTask(tk.ID, 20*time.Second, final); got.Status != lifecycle.Completed {
+		t.Errorf("re-queued task: %s (%s)", got.Status, got.Reason)
+	}
+}
+
+// A phone plugged in after the worker started is offered; one unplugged is
+// offline and its tasks wait for it; plugged back, it is offered again.
+func TestHotPlug(t *testing.T) {
+	e := newEnv(t)
+	front, _ := e.front()
+	f, err := NewFront(e.pool, e.store, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	devs := &fakeDevices{offers: []Offer{{Name: "sim:a"}}}
+	e.worker("a", devs, &sleepy{d: 10 * time.Millisecond}, nil)
+	state := func(name string) DeviceState {
+		d, ok, err := f.Device(e.ctx, name)
+		if err != nil || !ok {
+			return ""
+		}
+		return d.State
+	}
+	plug := func(on bool) {
+		devs.mu.Lock()
+		defer devs.mu.Unlock()
+		devs.offers = []Offer{{Name: "sim:a"}}
+		if on {
+			devs.offers = append(devs.offers, Offer{Name: "sim:b", Labels: map[string]string{"usb": "hub-2"}})
+		}
+	}
+	early, err := front.Submit(e.ctx, task.Request{Goal: "g", Device: "sim:b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plug(true)
+	if got := e.waitTask(early.ID, 10*time.Second, final); got.Status != lifecycle.Completed {
+		t.Fatalf("task for a phone plugged in later: %s (%s)", got.Status, got.Reason)
+	}
+	if d, _, _ := f.Device(e.ctx, "sim:b"); d.Labels["usb"] != "hub-2" || d.Host != "test" || d.Worker != "a" {
+		t.Errorf("plugged-in device: %+v", d)
+	}
+	plug(false)
+	deadline := time.Now().Add(5 * time.Second)
+	for state("sim:b") != StateOffline && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if s := state("sim:b"); s != StateOffline {
+		t.Fatalf("unplugged device is %q", s)
+	}
+	late, err := front.Submit(e.ctx, task.Request{Goal: "g", Device: "sim:b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(400 * time.Millisecond)
+	if got, _ := e.store.Task(e.ctx, late.ID); got.Status != lifecycle.Queued {
+		t.Errorf("task for an unplugged phone: %s (%s)", got.Status, got.Reason)
+	}
+	plug(true)
+	if got := e.waitTask(late.ID, 10*time.Second, final); got.Status != lifecycle.Completed {
+		t.Errorf("task for a phone plugged back: %s (%s)", got.Status, got.Reason)
+	}
+	deadline = time.Now().Add(5 * time.Second)
+	for state("sim:b") != StateIdle && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond) // its lease goes just after the task's end
+	}
+	if s := state("sim:b"); s != StateIdle {
+		t.Errorf("plugged-back device is %q", s)
+	}
+}
+
+// A worker that dies after taking a device's lease but before its task
+// started gives the job back: the task runs later, on a worker that has the
+// device, instead of staying queued with no job.
+func TestDeathBeforeStartGivesTheJobBack(t *testing.T) {
+	e := newEnv(t)
+	front, _ := e.front()
+	u, _ := url.Parse(e.dsn)
+	p := newProxy(t, u.Host)
+	u.Host = p.ln.Addr().String()
+	cut := connect(t, u.String())
+	stuck := make(chan struct{})
+	t.Cleanup(func() { close(stuck) })
+	dying := cut.worker("a", &fakeDevices{offers: []Offer{{Name: "sim:s"}}}, &sleepy{}, func(c *WorkerConfig) {
+		c.Reset = func(ctx context.Context, _ device.Device, _ storage.Task, _ *storage.Task) error {
+			select { // hangs before the task starts
+			case <-stuck:
+			case <-ctx.Done():
+			}
+			return errors.New("never reset")
+		}
+	})
+	tk, err := front.Submit(e.ctx, task.Request{Goal: "g", Device: "sim:s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var n int
+		if err := e.pool.QueryRow(e.ctx, "SELECT count(*) FROM farm_leases WHERE task_id = $1", tk.ID).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("worker a never took the lease")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	p.setCut(true) // a is as good as dead
+	go dying.stop()
+	e.worker("b", &fakeDevices{offers: []Offer{{Name: "sim:s"}}}, &sleepy{d: 10 * time.Millisecond}, nil)
+	if got := e.waitTask(tk.ID, 20*time.Second, final); got.Status != lifecycle.Completed {
+		t.Errorf("task whose worker died before starting it: %s (%s)", got.Status, got.Reason)
+	}
+}
+
+// A front's event stream follows a task another process runs as it
+// happens: LISTEN/NOTIFY wakes it, not its (here one-minute) poll.
+func TestWatchFollowsAWorkerLive(t *testing.T) {
+	e := newEnv(t)
+	front, _ := e.frontPolling(time.Minute)
+	e.worker("a", &fakeDevices{offers: []Offer{{Name: "sim:a"}}}, &sleepy{d: 200 * time.Millisecond}, nil)
+	tk, err := front.Submit(e.ctx, task.Request{Goal: "g", Device: "sim:a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(e.ctx, 5*time.Second)
+	defer cancel()
+	var types []lifecycle.EventType
+	start := time.Now()
+	got, err := front.Watch(ctx, tk.ID, 0, func(ev storage.Event) error {
+		types = append(types, ev.Type)
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("watch: %v after %s (events %v)", err, time.Since(start), types)
+	}
+	if got.Status != lifecycle.Completed || len(types) < 4 || types[len(types)-1] != lifecycle.EventStatus {
+		t.Errorf("watch ended with %s, events %v", got.Status, types)
+	}
+	if !slices.Contains(types, lifecycle.EventTaskStarted) {
+		t.Errorf("the worker's task_started never reached the front: %v", types)
+	}
+}
