@@ -153,7 +153,7 @@ func stepOf(call tools.Call, sc *scene.Scene, vals map[string]string) Step {
 			return s
 		}
 	}
-	switch x := effectOf(call); x.Kind {
+	switch x := plan.ExpectationOf(call); x.Kind {
 	case "changed":
 		s.Expect = &Expect{Changed: true}
 	case "field_text":

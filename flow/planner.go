@@ -326,7 +326,7 @@ func expectation(s Step, call tools.Call) plan.Expectation {
 	x := s.Expect
 	switch {
 	case x == nil:
-		return effectOf(call)
+		return plan.ExpectationOf(call)
 	case x.Changed:
 		return plan.Expectation{Kind: plan.ExpectChanged}
 	case x.App != "":
@@ -337,23 +337,6 @@ func expectation(s Step, call tools.Call) plan.Expectation {
 		return plan.Expectation{Kind: plan.ExpectPresent, Target: waitSelector(*x.Present)}
 	case x.Gone != nil:
 		return plan.Expectation{Kind: plan.ExpectGone, Target: waitSelector(*x.Gone)}
-	}
-	return plan.Expectation{}
-}
-
-// effectOf is the expectation of a call's own effect, as the AI planner
-// sets it: a change for inputs, the text in the field for typing without
-// submit, nothing for wait and scroll.
-func effectOf(call tools.Call) plan.Expectation {
-	t, ok := tools.Lookup(call.Name)
-	if !ok {
-		return plan.Expectation{}
-	}
-	switch eff := t.Effect(call); eff.Kind {
-	case tools.EffectChange:
-		return plan.Expectation{Kind: plan.ExpectChanged}
-	case tools.EffectFieldText:
-		return plan.Expectation{Kind: plan.ExpectFieldText, Text: eff.Text}
 	}
 	return plan.Expectation{}
 }

@@ -83,7 +83,7 @@ func (s *Stepper) Observe(ctx context.Context) (*scene.Scene, error) {
 // is told by the outcome.
 func (s *Stepper) Do(ctx context.Context, call tools.Call, sc *scene.Scene) (StepOutcome, error) {
 	s.number++
-	ps := plan.PlannedStep{Call: call, Expect: ExpectationOf(call)}
+	ps := plan.PlannedStep{Call: call, Expect: plan.ExpectationOf(call)}
 	if t, ok := tools.Lookup(call.Name); ok {
 		var el *scene.Element
 		if sc != nil {
@@ -113,21 +113,4 @@ func (s *Stepper) Do(ctx context.Context, call tools.Call, sc *scene.Scene) (Ste
 		return out, fmt.Errorf("step: %w", err)
 	}
 	return out, nil
-}
-
-// ExpectationOf is what a call's own tool expects of the screen after it,
-// for a step that states nothing more specific (a planner that sends bare
-// tool calls: the AIPlanner, an MCP client).
-func ExpectationOf(call tools.Call) plan.Expectation {
-	t, ok := tools.Lookup(call.Name)
-	if !ok {
-		return plan.Expectation{}
-	}
-	switch eff := t.Effect(call); eff.Kind {
-	case tools.EffectChange:
-		return plan.Expectation{Kind: plan.ExpectChanged}
-	case tools.EffectFieldText:
-		return plan.Expectation{Kind: plan.ExpectFieldText, Text: eff.Text}
-	}
-	return plan.Expectation{}
 }

@@ -189,7 +189,7 @@ func (p *Planner) decide(reply Reply, sc *scene.Scene, listed []int) (plan.Decis
 	return plan.Decision{Steps: []plan.PlannedStep{{
 		Intent: intent(call, el, reply.Text),
 		Call:   call,
-		Expect: expectation(call),
+		Expect: plan.ExpectationOf(call),
 	}}}, ""
 }
 
@@ -255,24 +255,6 @@ func intent(call tools.Call, el *scene.Element, text string) string {
 		s += " (" + t + ")"
 	}
 	return s
-}
-
-// expectation says what the Executor should see after the call: the effect
-// the tool expects (a change for inputs, the text in a field for typing
-// without submit, nothing for scroll and wait: the model judges those from
-// the next Scene).
-func expectation(call tools.Call) plan.Expectation {
-	t, ok := tools.Lookup(call.Name)
-	if !ok {
-		return plan.Expectation{}
-	}
-	switch eff := t.Effect(call); eff.Kind {
-	case tools.EffectChange:
-		return plan.Expectation{Kind: plan.ExpectChanged}
-	case tools.EffectFieldText:
-		return plan.Expectation{Kind: plan.ExpectFieldText, Text: eff.Text}
-	}
-	return plan.Expectation{}
 }
 
 func compactJSON(raw json.RawMessage) json.RawMessage {
