@@ -13,8 +13,6 @@ import (
 	"phonepilot/flow"
 	"phonepilot/plan"
 	"phonepilot/runtime"
-	"phonepilot/storage"
-	"phonepilot/task"
 	"phonepilot/task/lifecycle"
 )
 
@@ -48,27 +46,9 @@ text1, text2, …). Without -o the flow goes to stdout.`,
   phonepilot flow run taobao-search.yaml --set query="iPhone 16"`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			db, err := resolveDB(cmd, config)
+			t, steps, err := recordedTask(cmd, config, args[0])
 			if err != nil {
-				return exitWith(2, err)
-			}
-			store, err := openStore(cmd.Context(), db)
-			if err != nil {
-				return exitWith(1, err)
-			}
-			defer store.Close()
-			t, err := task.Find(cmd.Context(), store, args[0])
-			switch {
-			case errors.Is(err, storage.ErrNotFound):
-				return exitWith(1, fmt.Errorf("no task %q (phonepilot tasks lists them)", args[0]))
-			case errors.Is(err, task.ErrAmbiguous):
-				return exitWith(2, err)
-			case err != nil:
-				return exitWith(1, err)
-			}
-			steps, err := store.Steps(cmd.Context(), t.ID)
-			if err != nil {
-				return exitWith(1, err)
+				return err
 			}
 			f, err := flow.Export(t, steps)
 			if err != nil {

@@ -30,28 +30,9 @@ ID may be any unique prefix of the task's id ("phonepilot tasks" lists them).`,
   phonepilot show t01jd5k2m8x9q7r3s4t5v --json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			db, err := resolveDB(cmd, config)
+			found, steps, err := recordedTask(cmd, config, args[0])
 			if err != nil {
-				return exitWith(2, err)
-			}
-			store, err := openStore(cmd.Context(), db)
-			if err != nil {
-				return exitWith(1, err)
-			}
-			defer store.Close()
-			found, err := task.Find(cmd.Context(), store, args[0])
-			if errors.Is(err, storage.ErrNotFound) {
-				return exitWith(1, fmt.Errorf("no task %q (phonepilot tasks lists them)", args[0]))
-			}
-			if errors.Is(err, task.ErrAmbiguous) {
-				return exitWith(2, err)
-			}
-			if err != nil {
-				return exitWith(1, err)
-			}
-			steps, err := store.Steps(cmd.Context(), found.ID)
-			if err != nil {
-				return exitWith(1, err)
+				return err
 			}
 			if asJSON {
 				return writeJSONOut(cmd.OutOrStdout(), map[string]any{"task": found, "steps": steps})
@@ -97,4 +78,33 @@ func printTask(w io.Writer, t storage.Task, steps []storage.Step) {
 			fmt.Fprintf(w, "     reason: %s\n", oneLine(s.Reason, 100))
 		}
 	}
+}
+
+// recordedTask reads the recorded task that id (or a unique prefix of it)
+// names, with its steps, from the store --db and --config point at
+// (show, flow export). Its errors carry their exit codes.
+func recordedTask(cmd *cobra.Command, configPath, id string) (storage.Task, []storage.Step, error) {
+	db, err := resolveDB(cmd, configPath)
+	if err != nil {
+		return storage.Task{}, nil, exitWith(2, err)
+	}
+	store, err := openStore(cmd.Context(), db)
+	if err != nil {
+		return storage.Task{}, nil, exitWith(1, err)
+	}
+	defer store.Close()
+	t, err := task.Find(cmd.Context(), store, id)
+	switch {
+	case errors.Is(err, storage.ErrNotFound):
+		return storage.Task{}, nil, exitWith(1, fmt.Errorf("no task %q (phonepilot tasks lists them)", id))
+	case errors.Is(err, task.ErrAmbiguous):
+		return storage.Task{}, nil, exitWith(2, err)
+	case err != nil:
+		return storage.Task{}, nil, exitWith(1, err)
+	}
+	steps, err := store.Steps(cmd.Context(), t.ID)
+	if err != nil {
+		return storage.Task{}, nil, exitWith(1, err)
+	}
+	return t, steps, nil
 }
