@@ -39,7 +39,8 @@ default, as MCP clients launch it) or as streamable HTTP at /mcp (--http).
 Tools: list_devices, observe (the screen listing, optionally a screenshot),
 tap, long_press, type_text, scroll, press_key, launch_app, wait (each waits
 for the screen to settle and answers what changed, with the new listing),
-and run_task, get_task, cancel_task (phonepilot's own loop toward a goal).
+and run_task, get_task, cancel_task (phonepilot's own loop toward a goal),
+run_flow (a flow file replayed as a task, no model).
 
 A device is leased to one MCP session while it uses it; others get "busy".
 The safety gate stops purchases, messages, deletions…: the client's user is
