@@ -325,6 +325,24 @@ type servedDevice struct {
 	od *openedDevice
 }
 
+var _ task.DeviceFacts = (*servedDevice)(nil)
+
+// Locale and AppVersion pass the phone's own answers on (the task service
+// records them when a task ends); a phone that cannot say is unsupported.
+func (s *servedDevice) Locale(ctx context.Context) (string, error) {
+	if f, ok := s.Device.(task.DeviceFacts); ok {
+		return f.Locale(ctx)
+	}
+	return "", fmt.Errorf("locale: %w", device.ErrUnsupported)
+}
+
+func (s *servedDevice) AppVersion(ctx context.Context, pkg string) (string, int64, error) {
+	if f, ok := s.Device.(task.DeviceFacts); ok {
+		return f.AppVersion(ctx, pkg)
+	}
+	return "", 0, fmt.Errorf("app version: %w", device.ErrUnsupported)
+}
+
 func deviceOf(d device.Device) device.Device {
 	if s, ok := d.(*servedDevice); ok {
 		return s.Device
