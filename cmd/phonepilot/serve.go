@@ -253,6 +253,11 @@ func (r *runtimeRunner) Run(ctx context.Context, t storage.Task, dev device.Devi
 	if t.Planner == flow.PlannerName {
 		// A flow task (POST /v1/flows/run) carries its flow.
 		planner, err = flowPlanner(t, log)
+		if run, ferr := flow.FromTask(t); ferr == nil {
+			if n := flow.DriftNotice(flow.Drift(ctx, run.Flow.Recorded, deviceOf(dev))); n != "" {
+				log.Warn(n)
+			}
+		}
 	} else {
 		planner, err = newPlanner(spec, cameraOf(dev), log)
 	}
