@@ -190,8 +190,11 @@ func TestFlowRunSaysTheDeviceDiffersFromTheRecordedOne(t *testing.T) {
 		t.Fatal(err)
 	}
 	hermetic(t)
-	older := strings.Replace(strings.Replace(string(text), "  locale: en\n", "  locale: zh-CN\n", 1),
-		"    - package: com.taobao.taobao\n", "    - package: com.taobao.taobao\n      version: 10.30.0\n", 1)
+	older := strings.Replace(strings.Replace(string(text), "  locale: en-US\n", "  locale: zh-CN\n", 1),
+		"      version: 10.40.10\n", "      version: 10.30.0\n", 1)
+	if older == string(text) {
+		t.Fatal("the testdata flow records no locale or version to change")
+	}
 	file := filepath.Join(t.TempDir(), "older.yaml")
 	if err := os.WriteFile(file, []byte(older), 0o644); err != nil {
 		t.Fatal(err)
