@@ -15,6 +15,7 @@ import (
 	"phonepilot/flow"
 	"phonepilot/plan/ai/aitest"
 	"phonepilot/storage"
+	"phonepilot/task"
 	"phonepilot/task/lifecycle"
 )
 
@@ -269,6 +270,12 @@ func TestServeRunsAFlow(t *testing.T) {
 	getJSON(t, api.url+"/v1/devices/sim:flows/state", &st)
 	if got.Status != lifecycle.Completed || st.Taobao.LastSearch != "iPhone 16" || got.Usage.InputTokens != 0 {
 		t.Fatalf("the served flow: %s (%s), last search %q", got.Status, got.Reason, st.Taobao.LastSearch)
+	}
+	// The served phone told the task service what it is (through the
+	// server's wrapper), so this task exports as recorded on it.
+	if info := task.DeviceInfoOf(got.Config); info.Locale != "en-US" || len(info.Apps) == 0 ||
+		info.Apps[len(info.Apps)-1] != (task.AppInfo{Package: "com.taobao.taobao", Version: "10.40.10", VersionCode: 1040100}) {
+		t.Errorf("the served task's device info: %+v (config %s)", info, got.Config)
 	}
 	// The flow as a JSON object works too; bad input names its field.
 	f, _ := flow.Parse(text)
