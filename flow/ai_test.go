@@ -22,6 +22,7 @@ import (
 	"phonepilot/runtime"
 	"phonepilot/scene"
 	"phonepilot/storage"
+	"phonepilot/task"
 	"phonepilot/task/lifecycle"
 )
 
@@ -140,8 +141,17 @@ func aiFlow(t *testing.T, cfg sim.Config, goal string) (*Flow, figures, *aitest.
 	if res.Status != lifecycle.Completed || st.LastSearch != "Mac mini" {
 		t.Fatalf("the AI run: %s (%s), last search %q", res.Status, res.Reason, st.LastSearch)
 	}
+	// The config as the task service leaves it: the snapshot, and what the
+	// device said of itself when the task ended.
+	p, err := sim.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loc, _ := p.Device().Locale(t.Context())
+	ver, code, _ := p.Device().AppVersion(t.Context(), "com.taobao.taobao")
+	info, _ := json.Marshal(task.DeviceInfo{Locale: loc, Apps: []task.AppInfo{{Package: "com.taobao.taobao", Version: ver, VersionCode: code}}})
 	f, err := Export(storage.Task{ID: "t-ai", Goal: goal, Planner: "ai", Device: "sim", Status: lifecycle.Completed,
-		Config: json.RawMessage(`{"sim":{"locale":"` + cfg.Locale + `"}}`)}, steps)
+		Config: json.RawMessage(`{"sim":{"locale":"` + cfg.Locale + `"},"device_info":` + string(info) + `}`)}, steps)
 	if err != nil {
 		t.Fatal(err)
 	}

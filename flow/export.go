@@ -13,6 +13,7 @@ import (
 	"phonepilot/plan/rule"
 	"phonepilot/scene"
 	"phonepilot/storage"
+	"phonepilot/task"
 	"phonepilot/task/lifecycle"
 	"phonepilot/tools"
 )
@@ -82,8 +83,20 @@ func Export(t storage.Task, steps []storage.Step) (*Flow, error) {
 	if len(f.Params) == 0 {
 		f.Params = nil
 	}
+	// The device's own answers, recorded by the task service when the task
+	// ended (tasks before that, or on a device that cannot say, have none).
+	info := task.DeviceInfoOf(t.Config)
+	if info.Locale != "" {
+		f.Recorded.Locale = info.Locale
+	}
 	for _, pkg := range apps {
-		f.Recorded.Apps = append(f.Recorded.Apps, App{Package: pkg})
+		a := App{Package: pkg}
+		for _, ai := range info.Apps {
+			if ai.Package == pkg {
+				a.Version = ai.Version
+			}
+		}
+		f.Recorded.Apps = append(f.Recorded.Apps, a)
 	}
 	if err := f.Validate(); err != nil {
 		return nil, fmt.Errorf("flow: export of task %s: %w", t.ID, err)

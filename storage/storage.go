@@ -197,6 +197,10 @@ type Change struct {
 	// FinalScene, when set and To is terminal, is stored as the task's
 	// final screen (compact Scene JSON).
 	FinalScene json.RawMessage
+	// Config, when set and To is terminal, replaces the task's config
+	// snapshot: the task service adds what it learned of the device while
+	// the task ran (its locale, the versions of the apps it acted in).
+	Config json.RawMessage
 	// Pending is the decision a waiting task waits for (To waiting only).
 	Pending *Pending
 	// IfOwner, when set, applies the change only while the task's owner is
@@ -309,6 +313,9 @@ func (c Change) Validate() error {
 	}
 	if len(c.FinalScene) > 0 && !json.Valid(c.FinalScene) {
 		return errors.New("change: final scene is not valid JSON")
+	}
+	if len(c.Config) > 0 && !json.Valid(c.Config) {
+		return errors.New("change: config is not valid JSON")
 	}
 	switch {
 	case c.To.Waiting() && c.Pending == nil:

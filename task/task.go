@@ -663,7 +663,7 @@ func (s *Service) runOne(e *entry, open opener) (storage.Task, runtime.Result, e
 	rec.event(statusEvent(e.id, lifecycle.Running, lifecycle.CauseNone, "", now))
 	s.log.Info("task started", "task", e.id, "device", task.Device)
 
-	res := s.run(runCtx, task, open, rec)
+	res, info := s.run(runCtx, task, open, rec)
 
 	status, cause, reason := res.Status, res.Cause, res.Reason
 	s.mu.Lock()
@@ -693,8 +693,16 @@ func (s *Service) runOne(e *entry, open opener) (storage.Task, runtime.Result, e
 			final.FinalScene = sj
 		}
 	}
+	var newConfig json.RawMessage // nil keeps the stored one
+	if info != nil {
+		if cfg, err := withDeviceInfo(task.Config, info); err == nil {
+			final.Config, newConfig = cfg, cfg
+		} else {
+			s.log.Warn("task config: the device's info is not recorded", "task", e.id, "err", err)
+		}
+	}
 	rec.finish(storage.Change{From: []lifecycle.Status{lifecycle.Running, lifecycle.WaitingApproval, lifecycle.WaitingUser}, To: status, Cause: cause, Reason: reason,
-		At: end, Usage: res.Usage, FinalScene: final.FinalScene})
+		At: end, Usage: res.Usage, FinalScene: final.FinalScene, Config: newConfig})
 	rec.event(statusEvent(e.id, status, cause, reason, end))
 	// Normally the end is written in milliseconds and the device goes to
 	// the next task after it; a store that is down keeps the backlog, not
@@ -721,8 +729,10 @@ func (s *Service) runOne(e *entry, open opener) (storage.Task, runtime.Result, e
 }
 
 // run opens the device and hands the task to the runner; a runner that
-// panics fails its task, not the process.
-func (s *Service) run(ctx context.Context, t storage.Task, open opener, rec *recorder) (res runtime.Result) {
+// panics fails its task, not the process. Before the device is released it
+// is asked, when it can say, for its locale and the versions of the apps
+// the task's screens showed (info; nil when it cannot).
+func (s *Service) run(ctx context.Context, t storage.Task, open opener, rec *recorder) (res runtime.Result, info *DeviceInfo) {
 	defer func() {
 		if p := recover(); p != nil {
 			s.log.Error("runner panicked", "task", t.ID, "panic", p)
@@ -731,13 +741,22 @@ func (s *Service) run(ctx context.Context, t storage.Task, open opener, rec *rec
 	}()
 	dev, release, err := open(ctx)
 	if err != nil {
-		return runtime.Result{Status: lifecycle.Failed, Cause: lifecycle.CauseDeviceGone, Reason: fmt.Sprintf("open device %s: %v", t.Device, err)}
+		return runtime.Result{Status: lifecycle.Failed, Cause: lifecycle.CauseDeviceGone, Reason: fmt.Sprintf("open device %s: %v", t.Device, err)}, nil
 	}
 	defer release()
 	s.mu.Lock()
 	e := s.entries[t.ID]
 	s.mu.Unlock()
-	return s.runner.Run(ctx, t, dev, rec.runtimeEvent, &person{s: s, e: e, rec: rec})
+	var seen appsSeen
+	emit := func(ev runtime.Event) {
+		seen.add(ev.Scene)
+		rec.runtimeEvent(ev)
+	}
+	res = s.runner.Run(ctx, t, dev, emit, &person{s: s, e: e, rec: rec})
+	seen.add(res.FinalScene)
+	// The task's own context may be cancelled by now; the answers are
+	// still wanted (bounded by factsTimeout).
+	return res, deviceInfo(context.WithoutCancel(ctx), dev, seen.list())
 }
 
 // retry runs one write until it succeeds, fails for good, or attempts run

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -150,6 +151,9 @@ func runFlow(cmd *cobra.Command, o runOptions, file string, sets []string, heal 
 		}
 		fp, err = flow.NewPlanner(f, opt)
 		return fp, flow.PlannerName, err
+	}
+	g.notice = func(ctx context.Context, od *openedDevice) string {
+		return flow.DriftNotice(flow.Drift(ctx, f.Recorded, od.Device))
 	}
 	g.done = func(res runtime.Result) (string, error) {
 		healed, changed := fp.Healed()

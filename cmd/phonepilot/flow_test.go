@@ -15,6 +15,7 @@ import (
 	"phonepilot/flow"
 	"phonepilot/plan/ai/aitest"
 	"phonepilot/storage"
+	"phonepilot/task"
 	"phonepilot/task/lifecycle"
 )
 
@@ -97,6 +98,10 @@ func TestFlowExportThenRunWithoutTheModel(t *testing.T) {
 	if err != nil || f.Params["query"].Default != "Mac mini" || f.Recorded.Task != orig.ID {
 		t.Fatalf("exported flow (%v):\n%s", err, data)
 	}
+	// What the simulator said it was when the AI run ended.
+	if f.Recorded.Locale != "en-US" || len(f.Recorded.Apps) != 1 || f.Recorded.Apps[0] != (flow.App{Package: "com.taobao.taobao", Version: "10.40.10"}) {
+		t.Errorf("recorded on %+v, want en-US and Taobao 10.40.10\n%s", f.Recorded, data)
+	}
 
 	start := time.Now()
 	code, stdout, stderr := runAI(t, "flow", "run", file, "--db", db, "--json")
@@ -107,6 +112,9 @@ func TestFlowExportThenRunWithoutTheModel(t *testing.T) {
 	}
 	if n := d.Usage.InputTokens + d.Usage.OutputTokens; n != 0 {
 		t.Errorf("the replay spent %d tokens", n)
+	}
+	if strings.Contains(stderr, "note: this device differs") {
+		t.Errorf("a notice on the device the flow was recorded on:\n%s", stderr)
 	}
 	t.Logf("FIGURES CLI: AI run %d steps %d+%d tokens %.0f ms; flow run %d steps 0 tokens %.0f ms",
 		len(orig.Steps), orig.Usage.InputTokens, orig.Usage.OutputTokens, float64(origWall.Microseconds())/1000, len(d.Steps), float64(wall.Microseconds())/1000)
@@ -143,6 +151,10 @@ func TestFlowRunOnTheChangedLayout(t *testing.T) {
 	if len(d.DeviceState.Taobao.Searches) != 0 {
 		t.Errorf("searched %q after the failing step", d.DeviceState.Taobao.Searches)
 	}
+	// Why healing is needed: the redesign came with an update.
+	if n := strings.Count(stderr, "note: this device differs from the one the flow was recorded on: com.taobao.taobao is 10.42.20 here, recorded on 10.40.10."); n != 1 {
+		t.Errorf("the version notice is said %d times, want once:\n%s", n, stderr)
+	}
 	t.Logf("without --heal: %s", d.Reason)
 
 	srv := aitest.NewModelServer(t, redesignModel)
@@ -168,6 +180,33 @@ func TestFlowRunOnTheChangedLayout(t *testing.T) {
 	d = runDocOf(t, code, stdout, stderr)
 	if code != 0 || d.Status != "completed" || d.DeviceState.Taobao.LastSearch != "iPhone 16" || d.Usage.InputTokens != 0 {
 		t.Fatalf("the healed flow without a model: exit %d, %s (%s)\n%s", code, d.Status, d.Reason, stderr)
+	}
+}
+
+// A flow recorded on another Taobao and locale says so once, before its
+// steps, and still runs.
+func TestFlowRunSaysTheDeviceDiffersFromTheRecordedOne(t *testing.T) {
+	text, err := os.ReadFile("../../flow/testdata/taobao_search_ai_en.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hermetic(t)
+	older := strings.Replace(strings.Replace(string(text), "  locale: en-US\n", "  locale: zh-CN\n", 1),
+		"      version: 10.40.10\n", "      version: 10.30.0\n", 1)
+	if older == string(text) {
+		t.Fatal("the testdata flow records no locale or version to change")
+	}
+	file := filepath.Join(t.TempDir(), "older.yaml")
+	if err := os.WriteFile(file, []byte(older), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runAI(t, "flow", "run", file, "--no-record")
+	want := "note: this device differs from the one the flow was recorded on: com.taobao.taobao is 10.40.10 here, recorded on 10.30.0; the locale is en-US here, recorded on zh-CN."
+	if code != 0 || strings.Count(stdout, want) != 1 || !regexp.MustCompile(`(?m)^completed in \d+ steps`).MatchString(stdout) {
+		t.Fatalf("exit %d; want the notice once and a completed run:\n%s\n%s", code, stdout, stderr)
+	}
+	if strings.Index(stdout, want) > strings.Index(stdout, "launch") {
+		t.Errorf("the notice comes after the first step:\n%s", stdout)
 	}
 }
 
@@ -231,6 +270,12 @@ func TestServeRunsAFlow(t *testing.T) {
 	getJSON(t, api.url+"/v1/devices/sim:flows/state", &st)
 	if got.Status != lifecycle.Completed || st.Taobao.LastSearch != "iPhone 16" || got.Usage.InputTokens != 0 {
 		t.Fatalf("the served flow: %s (%s), last search %q", got.Status, got.Reason, st.Taobao.LastSearch)
+	}
+	// The served phone told the task service what it is (through the
+	// server's wrapper), so this task exports as recorded on it.
+	if info := task.DeviceInfoOf(got.Config); info.Locale != "en-US" || len(info.Apps) == 0 ||
+		info.Apps[len(info.Apps)-1] != (task.AppInfo{Package: "com.taobao.taobao", Version: "10.40.10", VersionCode: 1040100}) {
+		t.Errorf("the served task's device info: %+v (config %s)", info, got.Config)
 	}
 	// The flow as a JSON object works too; bad input names its field.
 	f, _ := flow.Parse(text)

@@ -139,6 +139,9 @@ type goalRun struct {
 	// done is called with the result before it is printed; what it returns
 	// joins the --json document (the healed flow's path).
 	done func(res runtime.Result) (healed string, err error)
+	// notice, when set, is a line said once before the first step (a flow
+	// run on a device unlike the one it was recorded on); "" for none.
+	notice func(ctx context.Context, od *openedDevice) string
 }
 
 // runTask is `phonepilot run`: configuration first (errors exit 2 before any
@@ -221,6 +224,16 @@ func runGoal(cmd *cobra.Command, o runOptions, g goalRun) error {
 	}
 	if !o.json {
 		pr.header(goal, od.Name, spec.Name)
+	}
+	if g.notice != nil {
+		if n := g.notice(ctx, od); n != "" {
+			// --json keeps stdout for its document.
+			w := stdout
+			if o.json {
+				w = stderr
+			}
+			fmt.Fprintln(w, n)
+		}
 	}
 	var (
 		res runtime.Result

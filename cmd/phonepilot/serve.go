@@ -253,6 +253,11 @@ func (r *runtimeRunner) Run(ctx context.Context, t storage.Task, dev device.Devi
 	if t.Planner == flow.PlannerName {
 		// A flow task (POST /v1/flows/run) carries its flow.
 		planner, err = flowPlanner(t, log)
+		if run, ferr := flow.FromTask(t); ferr == nil {
+			if n := flow.DriftNotice(flow.Drift(ctx, run.Flow.Recorded, deviceOf(dev))); n != "" {
+				log.Warn(n)
+			}
+		}
 	} else {
 		planner, err = newPlanner(spec, cameraOf(dev), log)
 	}
@@ -323,6 +328,24 @@ func (d *serveDevices) Check(name string) error {
 type servedDevice struct {
 	device.Device
 	od *openedDevice
+}
+
+var _ task.DeviceFacts = (*servedDevice)(nil)
+
+// Locale and AppVersion pass the phone's own answers on (the task service
+// records them when a task ends); a phone that cannot say is unsupported.
+func (s *servedDevice) Locale(ctx context.Context) (string, error) {
+	if f, ok := s.Device.(task.DeviceFacts); ok {
+		return f.Locale(ctx)
+	}
+	return "", fmt.Errorf("locale: %w", device.ErrUnsupported)
+}
+
+func (s *servedDevice) AppVersion(ctx context.Context, pkg string) (string, int64, error) {
+	if f, ok := s.Device.(task.DeviceFacts); ok {
+		return f.AppVersion(ctx, pkg)
+	}
+	return "", 0, fmt.Errorf("app version: %w", device.ErrUnsupported)
 }
 
 func deviceOf(d device.Device) device.Device {

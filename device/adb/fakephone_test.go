@@ -106,6 +106,7 @@ type fakePhone struct {
 	cmds        []string
 	launched    []string
 	legacyShell bool
+	props       map[string]string // getprop
 }
 
 func newFakePhone(t testing.TB) *fakePhone {
@@ -193,6 +194,11 @@ func (p *fakePhone) handle(serial, service, cmd string) reply {
 		return reply{out: []byte(p.fileDump)}
 	case "wm":
 		return reply{out: []byte(p.wmSize)}
+	case "getprop":
+		if len(args) > 1 {
+			return reply{out: []byte(p.props[args[1]] + "\n")}
+		}
+		return reply{}
 	case "dumpsys":
 		if len(args) > 1 && args[1] == "window" {
 			return reply{out: []byte(p.window)}

@@ -334,3 +334,22 @@ func TestSimFlakyProfileObservesDuringTransitions(t *testing.T) {
 		observe(fmt.Sprintf("home %d", i))
 	}
 }
+
+// The simulator's shell answers `dumpsys package` and getprop as a phone
+// does, so the driver reads its app versions and locale through real adb.
+func TestSimAppVersionAndLocaleThroughRealADB(t *testing.T) {
+	_, d := startSim(t, sim.Config{Locale: "zh", Layout: sim.LayoutChanged})
+	name, code, err := d.AppVersion(t.Context(), "com.taobao.taobao")
+	if err != nil || name != "10.42.20" || code != 1042200 {
+		t.Errorf("Taobao after the redesign: %q %d %v, want 10.42.20 1042200", name, code, err)
+	}
+	if name, _, err := d.AppVersion(t.Context(), "com.android.settings"); err != nil || name != "14" {
+		t.Errorf("Settings: %q %v", name, err)
+	}
+	if _, _, err := d.AppVersion(t.Context(), "com.nope.app"); !errors.Is(err, device.ErrAppNotFound) {
+		t.Errorf("not installed: %v, want ErrAppNotFound", err)
+	}
+	if l, err := d.Locale(t.Context()); err != nil || l != "zh-CN" {
+		t.Errorf("locale %q %v, want zh-CN", l, err)
+	}
+}

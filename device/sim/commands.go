@@ -1188,6 +1188,11 @@ func cmdDumpsys(p *Phone, e *cmdEnv) int {
 	case "input_method":
 		e.out("Input method service state:\n  mCurMethodId=%s\n  mCurFocusedWindowClient=%s\n  mInputShown=%v\n", p.ime, comp, p.focusedField() != nil)
 		return 0
+	case "package":
+		if len(e.args) > 2 {
+			p.dumpsysPackage(e, e.args[2])
+			return 0
+		}
 	case "display":
 		e.out("DISPLAY MANAGER (dumpsys display)\n  mDefaultViewport=DisplayViewport{valid=true, displayId=0, orientation=0, logicalFrame=Rect(0, 0 - %d, %d), deviceWidth=%d, deviceHeight=%d}\n",
 			p.cfg.Width, p.cfg.Height, p.cfg.Width, p.cfg.Height)
@@ -1222,10 +1227,7 @@ func cmdWm(p *Phone, e *cmdEnv) int {
 
 func (p *Phone) props() map[string]string {
 	product, model, dev := p.Model()
-	loc := "en-US"
-	if p.zh() {
-		loc = "zh-CN"
-	}
+	loc := p.locale()
 	return map[string]string{
 		"ro.product.name": product, "ro.product.model": model, "ro.product.device": dev,
 		"ro.product.brand": "phonepilot", "ro.product.manufacturer": "PhonePilot",

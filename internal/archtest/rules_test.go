@@ -39,7 +39,7 @@ var allowedImports = map[string][]string{
 	"storage/storagetest":       {"storage", "scene", "plan", "tools", "task/lifecycle"},
 	"api":                       {"task", "runtime", "storage", "device", "scene", "plan", "tools", "internal/*", "task/lifecycle", "flow"},
 	// Flows: the file format, export from a recorded task, the replay planner.
-	"flow": {"plan", "plan/rule", "scene", "tools", "storage", "task", "task/lifecycle"},
+	"flow": {"plan", "plan/rule", "scene", "tools", "storage", "task", "task/lifecycle", "device"},
 	// The vocabulary of a task's life: statuses, causes, event and step types.
 	"task/lifecycle": nil,
 	// phonebench's task definitions; its tests also run plan/rule through

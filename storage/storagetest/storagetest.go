@@ -39,6 +39,7 @@ func Run(t *testing.T, open func(t *testing.T) storage.Store) {
 		{"ConcurrentStatusChangesOneWins", testConcurrentStatus},
 		{"MarkInterrupted", testMarkInterrupted},
 		{"CauseAndFinalScene", testCauseAndFinalScene},
+		{"ConfigReplacedAtTheEnd", testConfigReplacedAtTheEnd},
 		{"WaitingStatusesStoredAndInterrupted", testWaitingStatuses},
 		{"PendingSetWhileWaitingClearedAfter", testPending},
 		{"FindTasksByPrefix", testFindTasks},
@@ -650,6 +651,31 @@ func testCauseAndFinalScene(t *testing.T, s storage.Store) {
 	}
 	if _, err := s.UpdateStatus(ctx(t), task.ID, storage.Change{From: []lifecycle.Status{lifecycle.Failed}, To: lifecycle.Failed, Cause: "bogus", At: base}); err == nil {
 		t.Error("an unknown cause was stored")
+	}
+}
+
+// A task's end may replace its config snapshot (the service adds what it
+// learned of the device); an end without one keeps it.
+func testConfigReplacedAtTheEnd(t *testing.T, s storage.Store) {
+	created := json.RawMessage(`{"device":"sim","sim":{"locale":"en"}}`)
+	task := mustCreate(t, s, storage.Task{Goal: "g", Device: "sim", Planner: "rule", Status: lifecycle.Running, Config: created})
+	kept := mustCreate(t, s, storage.Task{Goal: "g", Device: "sim", Planner: "rule", Status: lifecycle.Running, Config: created})
+	ended := json.RawMessage(`{"device":"sim","sim":{"locale":"en"},"device_info":{"locale":"en-US","apps":[{"package":"com.taobao.taobao","version":"10.40.10","version_code":1040100}]}}`)
+	got, err := s.UpdateStatus(ctx(t), task.ID, storage.Change{From: []lifecycle.Status{lifecycle.Running}, To: lifecycle.Completed, At: base, Config: ended})
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, _ := s.Task(ctx(t), task.ID)
+	for _, tk := range []storage.Task{got, again} {
+		sameJSON(t, "config at the end", tk.Config, ended)
+	}
+	if _, err := s.UpdateStatus(ctx(t), kept.ID, storage.Change{From: []lifecycle.Status{lifecycle.Running}, To: lifecycle.Completed, At: base}); err != nil {
+		t.Fatal(err)
+	}
+	tk, _ := s.Task(ctx(t), kept.ID)
+	sameJSON(t, "config kept", tk.Config, created)
+	if _, err := s.UpdateStatus(ctx(t), kept.ID, storage.Change{From: []lifecycle.Status{lifecycle.Completed}, To: lifecycle.Completed, At: base, Config: json.RawMessage(`{"x":`)}); err == nil {
+		t.Error("a config that is not JSON was stored")
 	}
 }
 

@@ -323,6 +323,10 @@ func (s *Store) UpdateStatus(ctx context.Context, id string, c storage.Change) (
 			set = append(set, "final_scene = ?")
 			args = append(args, string(c.FinalScene))
 		}
+		if len(c.Config) > 0 {
+			set = append(set, "config = ?")
+			args = append(args, string(c.Config))
+		}
 	}
 	in := strings.TrimSuffix(strings.Repeat("?, ", len(c.From)), ", ")
 	args = append(args, id)

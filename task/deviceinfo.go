@@ -1,0 +1,118 @@
+package task
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"sync"
+	"time"
+
+	"phonepilot/scene"
+)
+
+// DeviceFacts is a device that can say what it runs: its locale and the
+// installed version of an app (device/sim, device/adb). It is optional,
+// found by type assertion on the device a task runs on.
+type DeviceFacts interface {
+	// Locale is the device's locale as a BCP 47 tag ("en-US").
+	Locale(ctx context.Context) (string, error)
+	// AppVersion is the installed versionName and versionCode of pkg.
+	AppVersion(ctx context.Context, pkg string) (name string, code int64, err error)
+}
+
+// DeviceInfo is what the service learned of the device a task ran on: its
+// locale and the versions of the apps the task's screens showed. It is
+// stored in the task's config under "device_info" when the task ends, so a
+// flow exported from the task says what it was recorded on.
+type DeviceInfo struct {
+	Locale string    `json:"locale,omitempty"`
+	Apps   []AppInfo `json:"apps,omitempty"`
+}
+
+// AppInfo is one app's installed version.
+type AppInfo struct {
+	Package     string `json:"package"`
+	Version     string `json:"version,omitempty"`
+	VersionCode int64  `json:"version_code,omitempty"`
+}
+
+// DeviceInfoOf reads the device info a task's config carries (zero when
+// the task ran before it was recorded, or on a device that cannot say).
+func DeviceInfoOf(cfg json.RawMessage) DeviceInfo {
+	var c struct {
+		Info DeviceInfo `json:"device_info"`
+	}
+	_ = json.Unmarshal(cfg, &c)
+	return c.Info
+}
+
+// factsTimeout bounds the questions asked of a device after its task: a
+// phone that went away must not hold the task's end.
+const factsTimeout = 5 * time.Second
+
+// appsSeen collects the packages of the screens a task's events show, in
+// the order they first appear.
+type appsSeen struct {
+	mu   sync.Mutex
+	pkgs []string
+}
+
+func (a *appsSeen) add(sc *scene.Scene) {
+	if sc == nil || sc.Package == "" {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if !slices.Contains(a.pkgs, sc.Package) {
+		a.pkgs = append(a.pkgs, sc.Package)
+	}
+}
+
+func (a *appsSeen) list() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return slices.Clone(a.pkgs)
+}
+
+// deviceInfo asks dev, when it can say, for its locale and the versions
+// of pkgs. What it cannot answer is left out; nil when nothing was learned.
+func deviceInfo(ctx context.Context, dev any, pkgs []string) *DeviceInfo {
+	f, ok := dev.(DeviceFacts)
+	if !ok {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, factsTimeout)
+	defer cancel()
+	var info DeviceInfo
+	if l, err := f.Locale(ctx); err == nil {
+		info.Locale = l
+	}
+	for _, pkg := range pkgs {
+		if ctx.Err() != nil {
+			break
+		}
+		if name, code, err := f.AppVersion(ctx, pkg); err == nil && (name != "" || code != 0) {
+			info.Apps = append(info.Apps, AppInfo{Package: pkg, Version: name, VersionCode: code})
+		}
+	}
+	if info.Locale == "" && len(info.Apps) == 0 {
+		return nil
+	}
+	return &info
+}
+
+// withDeviceInfo is cfg with info under "device_info".
+func withDeviceInfo(cfg json.RawMessage, info *DeviceInfo) (json.RawMessage, error) {
+	m := map[string]json.RawMessage{}
+	if len(cfg) > 0 && string(cfg) != "null" {
+		if err := json.Unmarshal(cfg, &m); err != nil {
+			return nil, err
+		}
+	}
+	b, err := json.Marshal(info)
+	if err != nil {
+		return nil, err
+	}
+	m["device_info"] = b
+	return json.Marshal(m)
+}
