@@ -3,6 +3,7 @@ package farm
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -718,5 +719,70 @@ func TestWatchFollowsAWorkerLive(t *testing.T) {
 	}
 	if !slices.Contains(types, lifecycle.EventTaskStarted) {
 		t.Errorf("the worker's task_started never reached the front: %v", types)
+	}
+}
+
+// A job whose Work fails every attempt before its task starts (here the
+// database refuses the device's lease) is discarded by River; its task
+// must not stay queued forever: it fails, cause interrupted, saying why.
+func TestDiscardedJobFailsItsTask(t *testing.T) {
+	e := newEnv(t)
+	front, _ := e.front()
+	// A database error on every lease: Work returns it, River retries.
+	_, err := e.pool.Exec(e.ctx, `CREATE FUNCTION refuse_lease() RETURNS trigger LANGUAGE plpgsql AS
+		$$ BEGIN RAISE EXCEPTION 'lease table on fire (test)'; END $$;
+		CREATE TRIGGER refuse_lease BEFORE INSERT ON farm_leases FOR EACH ROW EXECUTE FUNCTION refuse_lease()`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := &sleepy{d: time.Millisecond}
+	e.worker("a", &fakeDevices{offers: []Offer{{Name: "sim:x", Labels: map[string]string{}}}}, run, nil)
+	e.waitRegistered("sim:x")
+	tk, err := front.Submit(e.ctx, task.Request{Goal: "g", Device: "sim:x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// River waits attempt⁴ seconds between attempts; the test does not:
+	// each retry is made due at once (the attempts and their errors stay
+	// River's).
+	deadline := time.Now().Add(30 * time.Second)
+	var got storage.Task
+	for {
+		if _, err := e.pool.Exec(e.ctx, "UPDATE river_job SET state = 'available', scheduled_at = now() WHERE state = 'retryable'"); err != nil {
+			t.Fatal(err)
+		}
+		if got, err = e.store.Task(e.ctx, tk.ID); err != nil {
+			t.Fatal(err)
+		}
+		if got.Status.Terminal() || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	var state string
+	var attempts int
+	if err := e.pool.QueryRow(e.ctx, "SELECT state, attempt FROM river_job WHERE args->>'task_id' = $1", tk.ID).Scan(&state, &attempts); err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != lifecycle.Failed || got.Cause != lifecycle.CauseInterrupted {
+		t.Fatalf("task %s, cause %q (%s), its job %s after %d attempts; want failed, cause interrupted", got.Status, got.Cause, got.Reason, state, attempts)
+	}
+	if state != "discarded" || attempts != maxAttempts {
+		t.Errorf("its job is %s after %d attempts, want discarded after %d", state, attempts, maxAttempts)
+	}
+	if !strings.Contains(got.Reason, fmt.Sprintf("failed %d times", maxAttempts)) || !strings.Contains(got.Reason, "lease table on fire") {
+		t.Errorf("reason %q should say the job failed %d times and the last error", got.Reason, maxAttempts)
+	}
+	if len(run.started) != 0 {
+		t.Errorf("the task ran: %v", run.started)
+	}
+	evs, err := e.store.Events(e.ctx, tk.ID, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := evs[len(evs)-1]
+	var d task.StatusData
+	if last.Type != lifecycle.EventStatus || json.Unmarshal(last.Data, &d) != nil || d.Status != lifecycle.Failed || d.Cause != lifecycle.CauseInterrupted {
+		t.Errorf("last event %s %s, want the failed status (a stream of the task ends)", last.Type, last.Data)
 	}
 }
