@@ -776,13 +776,19 @@ func TestDiscardedJobFailsItsTask(t *testing.T) {
 	if len(run.started) != 0 {
 		t.Errorf("the task ran: %v", run.started)
 	}
-	evs, err := e.store.Events(e.ctx, tk.ID, 0, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	last := evs[len(evs)-1]
-	var d task.StatusData
-	if last.Type != lifecycle.EventStatus || json.Unmarshal(last.Data, &d) != nil || d.Status != lifecycle.Failed || d.Cause != lifecycle.CauseInterrupted {
-		t.Errorf("last event %s %s, want the failed status (a stream of the task ends)", last.Type, last.Data)
+	// The final status event follows the status change.
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		evs, err := e.store.Events(e.ctx, tk.ID, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		last := evs[len(evs)-1]
+		var d task.StatusData
+		if last.Type == lifecycle.EventStatus && json.Unmarshal(last.Data, &d) == nil && d.Status == lifecycle.Failed && d.Cause == lifecycle.CauseInterrupted {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("last event %s %s, want the failed status (a stream of the task ends)", last.Type, last.Data)
+		}
 	}
 }
