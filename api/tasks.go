@@ -115,6 +115,13 @@ func (s *Server) createTask(w http.ResponseWriter, r *http.Request) error {
 		return badField("max_steps", "must be 1..%d", s.cfg.MaxSteps)
 	}
 	t, err := s.svc.Submit(r.Context(), task.Request{Goal: req.Goal, Device: req.Device, Planner: req.Planner, MaxSteps: req.MaxSteps, Labels: req.Labels})
+	if errors.Is(err, task.ErrUnroutable) {
+		field := "labels"
+		if len(req.Labels) == 0 {
+			field = "device"
+		}
+		return badField(field, "%v", err)
+	}
 	if err != nil {
 		return serviceError(err)
 	}

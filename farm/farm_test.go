@@ -3,6 +3,7 @@ package farm
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"os"
 	"regexp"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -290,8 +292,29 @@ func TestLeaseKeepsTwoWorkersOffOnePhone(t *testing.T) {
 	}
 }
 
+// waitRegistered waits until the farm lists the named devices (a worker
+// registers its devices when it starts, after e.worker returned).
+func (e *env) waitRegistered(names ...string) {
+	e.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var n int
+		if err := e.pool.QueryRow(e.ctx, "SELECT count(*) FROM farm_devices WHERE name = ANY($1)", names).Scan(&n); err != nil {
+			e.t.Fatal(err)
+		}
+		if n == len(names) {
+			return
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("the farm lists %d of the devices %v after 10 s", n, names)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // Tasks for any device with labels go to a matching device only, in the
-// order they were submitted; one no device matches waits.
+// order they were submitted; one whose labels no device of the farm has is
+// refused at submit, saying what labels the farm has.
 func TestAnyDeviceRoutesByLabels(t *testing.T) {
 	e := newEnv(t)
 	front, _ := e.front()
@@ -300,6 +323,7 @@ func TestAnyDeviceRoutesByLabels(t *testing.T) {
 		{Name: "sim:en", Labels: map[string]string{"locale": "en"}},
 		{Name: "sim:zh", Labels: map[string]string{"locale": "zh"}},
 	}}, run, nil)
+	e.waitRegistered("sim:en", "sim:zh")
 	var zh []string
 	for range 5 {
 		tk, err := front.Submit(e.ctx, task.Request{Goal: "g", Device: AnyDevice, Labels: map[string]string{"locale": "zh"}})
@@ -308,9 +332,11 @@ func TestAnyDeviceRoutesByLabels(t *testing.T) {
 		}
 		zh = append(zh, tk.ID)
 	}
-	fr, err := front.Submit(e.ctx, task.Request{Goal: "g", Device: AnyDevice, Labels: map[string]string{"locale": "fr"}})
-	if err != nil {
-		t.Fatal(err)
+	_, err := front.Submit(e.ctx, task.Request{Goal: "g", Device: AnyDevice, Labels: map[string]string{"locale": "fr", "rack": "b"}})
+	if !errors.Is(err, task.ErrUnroutable) {
+		t.Errorf("a task whose labels no device has: %v, want a refusal (task.ErrUnroutable)", err)
+	} else if msg := err.Error(); !strings.Contains(msg, "locale=fr rack=b") || !strings.Contains(msg, "locale=en|zh") {
+		t.Errorf("the refusal %q should name the labels asked for and those the farm's devices have", msg)
 	}
 	for _, id := range zh {
 		tk := e.waitTask(id, 10*time.Second, final)
@@ -324,11 +350,42 @@ func TestAnyDeviceRoutesByLabels(t *testing.T) {
 	if fmt.Sprint(order) != fmt.Sprint(zh) {
 		t.Errorf("started in order %v, submitted %v", order, zh)
 	}
-	if tk, _ := e.store.Task(e.ctx, fr.ID); tk.Status != lifecycle.Queued || tk.Device != AnyDevice {
-		t.Errorf("the fr task no device matches: %s on %s", tk.Status, tk.Device)
+	var n int
+	if err := e.pool.QueryRow(e.ctx, "SELECT count(*) FROM tasks").Scan(&n); err != nil || n != len(zh) {
+		t.Errorf("%d tasks stored (%v), want the %d accepted ones: a refused task leaves nothing behind", n, err, len(zh))
 	}
 	if _, err := front.Submit(e.ctx, task.Request{Goal: "g", Device: "sim:en", Labels: map[string]string{"locale": "en"}}); !errors.Is(err, ErrBadLabels) {
 		t.Errorf("labels on a named device: %v", err)
+	}
+}
+
+// A task whose labels only an offline device has is accepted and waits;
+// it runs when that device's worker comes back. In an empty farm an "any"
+// task is refused.
+func TestAnyDeviceWaitsForAnOfflineMatch(t *testing.T) {
+	e := newEnv(t)
+	front, _ := e.front()
+	if _, err := front.Submit(e.ctx, task.Request{Goal: "g", Device: AnyDevice}); !errors.Is(err, task.ErrUnroutable) {
+		t.Errorf("an any task in a farm with no devices: %v, want a refusal", err)
+	}
+	run := &sleepy{d: 10 * time.Millisecond}
+	ja := func() *fakeDevices {
+		return &fakeDevices{offers: []Offer{{Name: "sim:ja", Labels: map[string]string{"locale": "ja"}}}}
+	}
+	w := e.worker("a", ja(), run, nil)
+	e.waitRegistered("sim:ja")
+	w.stop() // its devices go offline
+	tk, err := front.Submit(e.ctx, task.Request{Goal: "g", Device: AnyDevice, Labels: map[string]string{"locale": "ja"}})
+	if err != nil {
+		t.Fatalf("a task whose labels an offline device has: %v, want it accepted", err)
+	}
+	time.Sleep(300 * time.Millisecond) // a few heartbeats of no worker: it must still wait
+	if got, _ := e.store.Task(e.ctx, tk.ID); got.Status != lifecycle.Queued {
+		t.Fatalf("with its only device offline the task is %s (%s), want queued", got.Status, got.Reason)
+	}
+	e.worker("a", ja(), run, nil)
+	if got := e.waitTask(tk.ID, 10*time.Second, final); got.Status != lifecycle.Completed || got.Device != "sim:ja" {
+		t.Errorf("once sim:ja is back the task is %s on %s (%s)", got.Status, got.Device, got.Reason)
 	}
 }
 
@@ -662,5 +719,76 @@ func TestWatchFollowsAWorkerLive(t *testing.T) {
 	}
 	if !slices.Contains(types, lifecycle.EventTaskStarted) {
 		t.Errorf("the worker's task_started never reached the front: %v", types)
+	}
+}
+
+// A job whose Work fails every attempt before its task starts (here the
+// database refuses the device's lease) is discarded by River; its task
+// must not stay queued forever: it fails, cause interrupted, saying why.
+func TestDiscardedJobFailsItsTask(t *testing.T) {
+	e := newEnv(t)
+	front, _ := e.front()
+	// A database error on every lease: Work returns it, River retries.
+	_, err := e.pool.Exec(e.ctx, `CREATE FUNCTION refuse_lease() RETURNS trigger LANGUAGE plpgsql AS
+		$$ BEGIN RAISE EXCEPTION 'lease table on fire (test)'; END $$;
+		CREATE TRIGGER refuse_lease BEFORE INSERT ON farm_leases FOR EACH ROW EXECUTE FUNCTION refuse_lease()`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := &sleepy{d: time.Millisecond}
+	e.worker("a", &fakeDevices{offers: []Offer{{Name: "sim:x", Labels: map[string]string{}}}}, run, nil)
+	e.waitRegistered("sim:x")
+	tk, err := front.Submit(e.ctx, task.Request{Goal: "g", Device: "sim:x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// River waits attempt⁴ seconds between attempts; the test does not:
+	// each retry is made due at once (the attempts and their errors stay
+	// River's).
+	deadline := time.Now().Add(30 * time.Second)
+	var got storage.Task
+	for {
+		if _, err := e.pool.Exec(e.ctx, "UPDATE river_job SET state = 'available', scheduled_at = now() WHERE state = 'retryable'"); err != nil {
+			t.Fatal(err)
+		}
+		if got, err = e.store.Task(e.ctx, tk.ID); err != nil {
+			t.Fatal(err)
+		}
+		if got.Status.Terminal() || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	var state string
+	var attempts int
+	if err := e.pool.QueryRow(e.ctx, "SELECT state, attempt FROM river_job WHERE args->>'task_id' = $1", tk.ID).Scan(&state, &attempts); err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != lifecycle.Failed || got.Cause != lifecycle.CauseInterrupted {
+		t.Fatalf("task %s, cause %q (%s), its job %s after %d attempts; want failed, cause interrupted", got.Status, got.Cause, got.Reason, state, attempts)
+	}
+	if state != "discarded" || attempts != maxAttempts {
+		t.Errorf("its job is %s after %d attempts, want discarded after %d", state, attempts, maxAttempts)
+	}
+	if !strings.Contains(got.Reason, fmt.Sprintf("failed %d times", maxAttempts)) || !strings.Contains(got.Reason, "lease table on fire") {
+		t.Errorf("reason %q should say the job failed %d times and the last error", got.Reason, maxAttempts)
+	}
+	if len(run.started) != 0 {
+		t.Errorf("the task ran: %v", run.started)
+	}
+	// The final status event follows the status change.
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		evs, err := e.store.Events(e.ctx, tk.ID, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		last := evs[len(evs)-1]
+		var d task.StatusData
+		if last.Type == lifecycle.EventStatus && json.Unmarshal(last.Data, &d) == nil && d.Status == lifecycle.Failed && d.Cause == lifecycle.CauseInterrupted {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("last event %s %s, want the failed status (a stream of the task ends)", last.Type, last.Data)
+		}
 	}
 }

@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -126,6 +129,11 @@ func (f *Front) Create(ctx context.Context, t storage.Task, labels map[string]st
 		return storage.Task{}, fmt.Errorf("farm: submit: %w", err)
 	}
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+	if t.Device == AnyDevice {
+		if err := routable(ctx, tx, labels); err != nil {
+			return storage.Task{}, err
+		}
+	}
 	t, err = f.store.CreateTaskTx(ctx, tx, t)
 	if err != nil {
 		return storage.Task{}, err
@@ -150,6 +158,74 @@ func (f *Front) Create(ctx context.Context, t storage.Task, labels map[string]st
 		return storage.Task{}, fmt.Errorf("farm: submit: %w", err)
 	}
 	return f.store.Task(ctx, t.ID)
+}
+
+// routable refuses an "any" task that no device of the farm, online or
+// offline, could take: queued, it would wait forever. One whose labels only
+// offline devices have is accepted: it waits for one to come back. The
+// refusal wraps task.ErrUnroutable and says what labels the farm has.
+func routable(ctx context.Context, tx pgx.Tx, want map[string]string) error {
+	var ok bool
+	err := tx.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM farm_devices WHERE labels @> $1::jsonb)", labelsJSON(want)).Scan(&ok)
+	if err != nil {
+		return fmt.Errorf("farm: submit: match labels: %w", err)
+	}
+	if ok {
+		return nil
+	}
+	have, err := farmLabels(ctx, tx)
+	if err != nil {
+		return err
+	}
+	if len(want) == 0 {
+		return fmt.Errorf("%w: the farm has no devices yet (no worker registered one; see GET /v1/devices)", task.ErrUnroutable)
+	}
+	if have == "" {
+		have = "none (the farm has no devices yet)"
+	}
+	return fmt.Errorf("%w: no device of the farm, online or offline, has the labels %s; the farm's devices have %s",
+		task.ErrUnroutable, labelList(want), have)
+}
+
+// maxLabelValues is how many values of one label a refusal lists.
+const maxLabelValues = 12
+
+// farmLabels summarises the labels of the farm's devices: each key with
+// the values some device has ("kind=adb|sim locale=en|zh").
+func farmLabels(ctx context.Context, tx pgx.Tx) (string, error) {
+	rows, err := tx.Query(ctx, `SELECT l.key, array_agg(DISTINCT l.value ORDER BY l.value)
+		FROM farm_devices d, jsonb_each_text(d.labels) l GROUP BY l.key ORDER BY l.key`)
+	if err != nil {
+		return "", fmt.Errorf("farm: submit: list labels: %w", err)
+	}
+	defer rows.Close()
+	var parts []string
+	for rows.Next() {
+		var (
+			k  string
+			vs []string
+		)
+		if err := rows.Scan(&k, &vs); err != nil {
+			return "", fmt.Errorf("farm: submit: list labels: %w", err)
+		}
+		if len(vs) > maxLabelValues {
+			vs = append(vs[:maxLabelValues], "…")
+		}
+		parts = append(parts, k+"="+strings.Join(vs, "|"))
+	}
+	if err := rows.Err(); err != nil {
+		return "", fmt.Errorf("farm: submit: list labels: %w", err)
+	}
+	return strings.Join(parts, " "), nil
+}
+
+// labelList writes labels as k=v, sorted by key.
+func labelList(l map[string]string) string {
+	parts := make([]string, 0, len(l))
+	for _, k := range slices.Sorted(maps.Keys(l)) {
+		parts = append(parts, k+"="+l[k])
+	}
+	return strings.Join(parts, " ")
 }
 
 // maxAttempts of a task's job: a job is only retried when a worker's Work

@@ -104,7 +104,69 @@ func (r *reaper) reap(ctx context.Context) (int, error) {
 	if err := r.rescue(ctx); err != nil {
 		return len(found), err
 	}
+	if err := r.failDiscarded(ctx); err != nil {
+		return len(found), err
+	}
 	return len(found), nil
+}
+
+// discardedReason is the reason of a task whose job River gave up on.
+func discardedReason(attempts int, last string) string {
+	if last == "" {
+		last = "no error recorded"
+	}
+	return fmt.Sprintf("the farm could not start the task: its job failed %d times before the task started (last: %s); nothing ran on the phone, it is safe to submit again",
+		attempts, last)
+}
+
+// failDiscarded ends the tasks whose job River discarded: a worker's Work
+// failed maxAttempts times before the task started (the database erring
+// under it), so River will never run the job again and the task would stay
+// queued forever. It fails with cause interrupted, not step_failed: no step
+// ran; like a task whose process died, the farm, not the task, could not
+// carry it. The conditional change from queued makes exactly one reaper
+// end each.
+func (r *reaper) failDiscarded(ctx context.Context) error {
+	rows, err := r.pool.Query(ctx, `SELECT t.id, j.attempt, COALESCE(j.errors[array_length(j.errors, 1)]->>'error', '')
+		FROM river_job j JOIN tasks t ON t.id = j.args->>'task_id'
+		WHERE j.state = 'discarded' AND j.kind = 'phonepilot_task' AND t.status = 'queued'
+		ORDER BY j.id LIMIT 100`)
+	if err != nil {
+		return fmt.Errorf("farm: find discarded jobs: %w", err)
+	}
+	type discarded struct {
+		id       string
+		attempts int
+		last     string
+	}
+	var found []discarded
+	for rows.Next() {
+		var d discarded
+		if err := rows.Scan(&d.id, &d.attempts, &d.last); err != nil {
+			rows.Close()
+			return fmt.Errorf("farm: find discarded jobs: %w", err)
+		}
+		found = append(found, d)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("farm: find discarded jobs: %w", err)
+	}
+	for _, d := range found {
+		now := time.Now()
+		reason := discardedReason(d.attempts, d.last)
+		_, err := r.store.UpdateStatus(ctx, d.id, storage.Change{From: []lifecycle.Status{lifecycle.Queued}, To: lifecycle.Failed,
+			Cause: lifecycle.CauseInterrupted, Reason: reason, At: now})
+		if errors.As(err, new(*storage.ConflictError)) {
+			continue // cancelled meanwhile, or another reaper ended it
+		}
+		if err != nil {
+			return fmt.Errorf("farm: fail a task River gave up on: %w", err)
+		}
+		appendStatus(ctx, r.store, r.log, d.id, lifecycle.Failed, lifecycle.CauseInterrupted, reason, now)
+		r.log.Error("farm: task failed: its job failed before it started, River gave up", "task", d.id, "attempts", d.attempts, "last_error", d.last)
+	}
+	return nil
 }
 
 // rescue gives back the jobs of tasks that never started because their

@@ -132,6 +132,10 @@ var (
 	ErrConflict = errors.New("conflict")
 	// ErrAmbiguous: an ID prefix matches more than one task.
 	ErrAmbiguous = errors.New("ambiguous task id prefix")
+	// ErrUnroutable is wrapped by a Queue's refusal of a task no device
+	// could ever take (a farm's "any" task whose labels no device has):
+	// queued, it would wait forever.
+	ErrUnroutable = errors.New("no device can take the task")
 )
 
 // Why a running task's context ends.

@@ -142,14 +142,19 @@ async function refreshDevices() {
   try {
     const { devices } = await api("GET", "/v1/devices");
     $("device-list").replaceChildren(...devices.map((d) => el("option", { value: d.name })));
-    // A farm's devices say where they are and what they are doing.
+    // A farm's devices say where they are and what they are doing: the
+    // name and its state on the first line, the host and heartbeat under
+    // it, then the labels. An offline one is dimmed: nothing starts there.
     $("device-rows").replaceChildren(...devices.map((d) => {
       const labels = Object.entries(d.labels || {}).map(([k, v]) => `${k}=${v}`).join(" ");
-      const where = d.host ? ` · ${d.worker}@${d.host}` : "";
-      const beat = d.heartbeat ? ` · heartbeat ${new Date(d.heartbeat).toLocaleTimeString()}` : "";
-      return el("li", { title: labels },
-        el("strong", {}, d.name), ` ${d.state || ""}${where}${beat}`,
-        labels ? el("div", { class: "muted" }, labels) : "");
+      const where = [d.host ? `${d.worker}@${d.host}` : "",
+        d.heartbeat ? `heartbeat ${new Date(d.heartbeat).toLocaleTimeString()}` : ""].filter(Boolean).join(" · ");
+      const state = d.state || "";
+      return el("li", { class: "device state-" + (state || "unknown"), "data-device": d.name, "data-state": state, title: labels },
+        el("div", { class: "device-head" }, el("strong", { class: "device-name" }, d.name),
+          state ? el("span", { class: "device-state" }, state) : ""),
+        where ? el("div", { class: "device-where muted" }, where) : "",
+        labels ? el("div", { class: "device-labels muted" }, labels) : "");
     }));
   } catch (e) {
     console.warn("devices:", e.message);
