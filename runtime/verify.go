@@ -27,7 +27,11 @@ func (e *executor) effectWindow() time.Duration {
 
 // pollExpectation watches the screen after an attempt until the step's
 // expectation is met or the window (counted from start, the action) ends.
-func (e *executor) pollExpectation(ctx context.Context, ps plan.PlannedStep, call tools.Call, base, after *scene.Scene, start time.Time) (*scene.Scene, bool, string, error) {
+// An irreversible action (long is set) is watched for WaitTimeout even when
+// nothing changed yet: it runs once, so it is judged once, on its effect
+// (issue 12: an approved Pay now judged on the old screen of a long
+// transition, "did not change", was asked for again with the order placed).
+func (e *executor) pollExpectation(ctx context.Context, ps plan.PlannedStep, call tools.Call, base, after *scene.Scene, start time.Time, long bool) (*scene.Scene, bool, string, error) {
 	why := ""
 	met, err := e.poll(ctx, poll{
 		try: func(n int) (bool, error) {
@@ -44,7 +48,7 @@ func (e *executor) pollExpectation(ctx context.Context, ps plan.PlannedStep, cal
 		},
 		over: func(int) bool {
 			limit := e.effectWindow()
-			if e.fp(after) != e.fp(base) && (ps.Expect.Kind == plan.ExpectPresent || ps.Expect.Kind == plan.ExpectApp) {
+			if long || e.fp(after) != e.fp(base) && (ps.Expect.Kind == plan.ExpectPresent || ps.Expect.Kind == plan.ExpectApp) {
 				// On its way to a new screen: give it the wait-for-element time.
 				limit = e.cfg.WaitTimeout
 			}
