@@ -219,6 +219,21 @@ func (e *executor) execute(ctx context.Context, number int, ps plan.PlannedStep,
 				return e.abort(rec, start, actedOn, err)
 			}
 		}
+		repairFailed := ""
+		if !met && ps.Expect.Kind == plan.ExpectFieldText {
+			if was, idx, ok := strayField(call, ps.Expect.Text, base, after); ok {
+				// Another field holds the text now, its own content lost:
+				// put it back before typing again where it was meant to go.
+				sc, did, restored, err := e.restoreStray(ctx, number, was, idx, after)
+				if err != nil {
+					return e.abort(rec, start, actedOn, err)
+				}
+				after, result, why = sc, result+"; "+did, why+"; "+did
+				if !restored {
+					repairFailed = why
+				}
+			}
+		}
 		cur = after
 		a := plan.Attempt{Number: n, Result: result, Changed: e.fp(after) != e.fp(base), Duration: e.clock.Now().Sub(aStart)}
 		rec.Attempts = append(rec.Attempts, a)
@@ -232,6 +247,11 @@ func (e *executor) execute(ctx context.Context, number int, ps plan.PlannedStep,
 		}
 		lastReason = why
 		e.log.Debug("expectation not met", "step", number, "attempt", n, "why", why)
+		if repairFailed != "" {
+			// Typing again would leave the other field wrong: the planner
+			// sees both fields and decides.
+			return fail(repairFailed)
+		}
 		if e.interruption(base, after) != "" {
 			// The dialog covers the screen: another attempt would tap it.
 			// The planner sees it and deals with it first.
