@@ -174,6 +174,17 @@ func (e *executor) execute(ctx context.Context, number int, ps plan.PlannedStep,
 				result = "already took effect; not repeated"
 			}
 		} else {
+			if tool.Press() && toastShown(actScene) {
+				was := actScene
+				c, sc, err := e.afterToast(ctx, call, actScene)
+				if err != nil {
+					return e.abort(rec, start, actedOn, err)
+				}
+				call, actScene, cur, actedOn, rec.Call = c, sc, sc, sc, c
+				if base == was {
+					base = sc
+				}
+			}
 			outcome, now, flagged, err := e.guard(ctx, number, tool, call, actScene)
 			if err != nil {
 				return e.abort(rec, start, actedOn, err)
