@@ -174,7 +174,8 @@ func (e *executor) execute(ctx context.Context, number int, ps plan.PlannedStep,
 				result = "already took effect; not repeated"
 			}
 		} else {
-			if tool.Press() && toastShown(actScene) {
+			if _, onElement := tools.ElementArg(call); onElement && tool.Press() && toastShown(actScene) {
+				// A button's press (not a key: BACK's effect is not a toast).
 				was := actScene
 				c, sc, err := e.afterToast(ctx, call, actScene)
 				if err != nil {
