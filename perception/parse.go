@@ -287,6 +287,10 @@ func (p *parser) node(start int) error {
 			s, err := p.text(raw, off)
 			e.Desc = s
 			return err
+		case "hint":
+			s, err := p.text(raw, off)
+			e.Hint = s
+			return err
 		case "resource-id":
 			s, err := p.interned(raw, off)
 			e.ResourceID = s

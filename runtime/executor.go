@@ -46,6 +46,9 @@ type executor struct {
 	refused map[string]refusal
 	// refusal is set when the step just executed was refused.
 	refusal *refusal
+	// ran are the approved actions that ran in this task (refusalKey →
+	// step number): one asked for again is not approved as if new.
+	ran map[string]int
 }
 
 // newExecutor builds the Executor of one task. A nil backoff is the default
@@ -54,7 +57,7 @@ func newExecutor(cfg Config, dev device.Device, clk clock.Clock, log *slog.Logge
 	if backoff == nil {
 		backoff = NewBackoff(cfg.BackoffBase, cfg.BackoffMax, cfg.Seed)
 	}
-	return &executor{cfg: cfg, dev: dev, clock: clk, log: log, backoff: backoff, gate: defaultGate, refused: map[string]refusal{}}
+	return &executor{cfg: cfg, dev: dev, clock: clk, log: log, backoff: backoff, gate: defaultGate, refused: map[string]refusal{}, ran: map[string]int{}}
 }
 
 // execute runs one step. It returns the step's record, the Scene the step
@@ -91,6 +94,11 @@ func (e *executor) execute(ctx context.Context, number int, ps plan.PlannedStep,
 	var base *scene.Scene // the screen right before the first action
 	lastReason := ""
 	approved := false // a person approved this step's action: it runs once, never again
+	// irreversible: the gate took the action for one (a payment, a send),
+	// approved or allowed by the policy. Its effect is waited for as long
+	// as a target is (a payment is processed, a transition can be long),
+	// and it is not repeated within the step: it may have landed unseen.
+	irreversible := false
 	refused := func(n int, aStart time.Time, call tools.Call) (plan.StepRecord, *scene.Scene, error) {
 		a := plan.Attempt{Number: n, Result: e.refusal.reason, Duration: e.clock.Now().Sub(aStart)}
 		rec.Attempts = append(rec.Attempts, a)
@@ -141,7 +149,7 @@ func (e *executor) execute(ctx context.Context, number int, ps plan.PlannedStep,
 				// Part of the input is on the screen (the text is in the
 				// field, the submit did not land): do only the rest.
 				call = rest
-				outcome, _, err := e.guard(ctx, number, tool, call, cur)
+				outcome, _, flagged, err := e.guard(ctx, number, tool, call, cur)
 				if err != nil {
 					return e.abort(rec, start, actedOn, err)
 				}
@@ -151,6 +159,7 @@ func (e *executor) execute(ctx context.Context, number int, ps plan.PlannedStep,
 				if outcome == guardApproved {
 					approved = true
 				}
+				irreversible = irreversible || flagged
 				e.last = nil
 				res, err := tools.Run(ctx, e.dev, cur, call, tools.RunOptions{Clock: e.clock})
 				if err != nil {
@@ -165,10 +174,23 @@ func (e *executor) execute(ctx context.Context, number int, ps plan.PlannedStep,
 				result = "already took effect; not repeated"
 			}
 		} else {
-			outcome, now, err := e.guard(ctx, number, tool, call, actScene)
+			if _, onElement := tools.ElementArg(call); onElement && tool.Press() && toastShown(actScene) {
+				// A button's press (not a key: BACK's effect is not a toast).
+				was := actScene
+				c, sc, err := e.afterToast(ctx, call, actScene)
+				if err != nil {
+					return e.abort(rec, start, actedOn, err)
+				}
+				call, actScene, cur, actedOn, rec.Call = c, sc, sc, sc, c
+				if base == was {
+					base = sc
+				}
+			}
+			outcome, now, flagged, err := e.guard(ctx, number, tool, call, actScene)
 			if err != nil {
 				return e.abort(rec, start, actedOn, err)
 			}
+			irreversible = irreversible || flagged
 			switch outcome {
 			case guardRefused:
 				return refused(n, aStart, call)
@@ -186,7 +208,7 @@ func (e *executor) execute(ctx context.Context, number int, ps plan.PlannedStep,
 				rec.Attempts = append(rec.Attempts, a)
 				onAttempt(a, call)
 				lastReason = err.Error()
-				if permanent(err) || approved {
+				if permanent(err) || approved || irreversible {
 					return fail(lastReason)
 				}
 				continue
@@ -204,9 +226,24 @@ func (e *executor) execute(ctx context.Context, number int, ps plan.PlannedStep,
 		}
 		met, why := e.check(ps, call, base, after)
 		if !met && e.cfg.FixedDelay == 0 {
-			after, met, why, err = e.pollExpectation(ctx, ps, call, base, after, actedAt)
+			after, met, why, err = e.pollExpectation(ctx, ps, call, base, after, actedAt, irreversible)
 			if err != nil {
 				return e.abort(rec, start, actedOn, err)
+			}
+		}
+		repairFailed := ""
+		if !met && ps.Expect.Kind == plan.ExpectFieldText {
+			if was, idx, ok := strayField(call, ps.Expect.Text, base, after); ok {
+				// Another field holds the text now, its own content lost:
+				// put it back before typing again where it was meant to go.
+				sc, did, restored, err := e.restoreStray(ctx, number, was, idx, after)
+				if err != nil {
+					return e.abort(rec, start, actedOn, err)
+				}
+				after, result, why = sc, result+"; "+did, why+"; "+did
+				if !restored {
+					repairFailed = why
+				}
 			}
 		}
 		cur = after
@@ -222,6 +259,11 @@ func (e *executor) execute(ctx context.Context, number int, ps plan.PlannedStep,
 		}
 		lastReason = why
 		e.log.Debug("expectation not met", "step", number, "attempt", n, "why", why)
+		if repairFailed != "" {
+			// Typing again would leave the other field wrong: the planner
+			// sees both fields and decides.
+			return fail(repairFailed)
+		}
 		if e.interruption(base, after) != "" {
 			// The dialog covers the screen: another attempt would tap it.
 			// The planner sees it and deals with it first.
@@ -230,7 +272,10 @@ func (e *executor) execute(ctx context.Context, number int, ps plan.PlannedStep,
 		if approved {
 			// What was approved ran; anything more is a new decision for
 			// the planner and, through the gate, for a person.
-			return fail(fmt.Sprintf("the approved action ran but %s", why))
+			return fail(fmt.Sprintf("the approved action ran but %s within %s", why, e.cfg.WaitTimeout))
+		}
+		if irreversible {
+			return fail(fmt.Sprintf("the action ran but %s within %s; not repeated (it may have taken effect)", why, e.cfg.WaitTimeout))
 		}
 	}
 	return fail(fmt.Sprintf("%s after %d attempts", lastReason, len(rec.Attempts)))

@@ -40,27 +40,29 @@ func (e *refusedError) Error() string { return e.reason }
 
 // guard asks the gate about call on sc before it touches the phone, and a
 // person when the gate wants one. It returns the Scene to act on (a fresh
-// one after a wait for a person: the same element on the same screen), or
-// an error that ends the task (cancelled, a timeout, a refused action
-// asked for again).
-func (e *executor) guard(ctx context.Context, number int, tool *tools.Tool, call tools.Call, sc *scene.Scene) (guardOutcome, *scene.Scene, error) {
+// one after a wait for a person: the same element on the same screen),
+// whether the gate took the action for an irreversible one (it found a
+// category, whatever the policy's verdict), or an error that ends the task
+// (cancelled, a timeout, a refused action asked for again).
+func (e *executor) guard(ctx context.Context, number int, tool *tools.Tool, call tools.Call, sc *scene.Scene) (guardOutcome, *scene.Scene, bool, error) {
 	if tool.Act(call).Kind == tools.ActNone {
-		return guardRun, sc, nil
+		return guardRun, sc, false, nil
 	}
 	el := elementOf(call, sc)
 	d := e.gate.Check(safety.Input{Goal: e.goal, Scene: sc, Call: call, Element: el, Secure: sc != nil && sc.Secure})
+	irreversible := len(d.Findings) > 0 || d.Category != ""
 	if d.Verdict == safety.Allow {
-		return guardRun, sc, nil
+		return guardRun, sc, irreversible, nil
 	}
 	key := refusalKey(call, el, sc)
 	if r, ok := e.refused[key]; ok {
-		return guardRefused, sc, &refusedError{refusal{r.cause, fmt.Sprintf("the planner asked again for an action that was refused: %s", r.reason)}}
+		return guardRefused, sc, true, &refusedError{refusal{r.cause, fmt.Sprintf("the planner asked again for an action that was refused: %s", r.reason)}}
 	}
-	refuse := func(cause lifecycle.Cause, reason string) (guardOutcome, *scene.Scene, error) {
+	refuse := func(cause lifecycle.Cause, reason string) (guardOutcome, *scene.Scene, bool, error) {
 		r := refusal{cause, reason}
 		e.refused[key] = r
 		e.refusal = &r
-		return guardRefused, sc, nil
+		return guardRefused, sc, true, nil
 	}
 	what := fmt.Sprintf("%s (%s: %s)", call, d.Category, d.Reason)
 	if d.Verdict == safety.Deny {
@@ -69,9 +71,27 @@ func (e *executor) guard(ctx context.Context, number int, tool *tools.Tool, call
 	if e.person == nil {
 		return refuse(lifecycle.CauseApprovalDenied, "refused: nobody to ask for approval of "+what)
 	}
+	if prev, ok := e.ran[key]; ok {
+		// The same action was approved and ran in an earlier step: the
+		// planner asks again because it saw no effect. It is never put to
+		// the person as if it had not happened (issue 12: a second "Pay
+		// now" approval with the order already placed). First a fresh read:
+		// the effect may have come since.
+		now, err := e.observe(ctx)
+		if err != nil {
+			return guardRefused, sc, true, err
+		}
+		if why := sameTarget(el, sc, now); why != "" {
+			r := refusal{lifecycle.CauseApprovalDenied, fmt.Sprintf("not asked again: step %d ran this approved action already, and the screen has changed since (%s)", prev, why)}
+			e.refusal = &r
+			return guardRefused, now, true, nil
+		}
+		sc = now
+		d.Reason = fmt.Sprintf("approved and run once already (step %d), and the screen has not changed since; approving again may do it twice. %s", prev, d.Reason)
+	}
 	dec, err := e.person.Approve(ctx, Approval{Step: number, Call: call, Element: el, Scene: sc, Decision: d})
 	if err != nil {
-		return guardRefused, sc, err
+		return guardRefused, sc, true, err
 	}
 	if !dec.Approved {
 		reason := fmt.Sprintf("a person (%s) denied %s", dec.By, what)
@@ -85,14 +105,15 @@ func (e *executor) guard(ctx context.Context, number int, tool *tools.Tool, call
 	// now.
 	now, err := e.observe(ctx)
 	if err != nil {
-		return guardRefused, sc, err
+		return guardRefused, sc, true, err
 	}
 	if why := sameTarget(el, sc, now); why != "" {
 		r := refusal{lifecycle.CauseApprovalDenied, "approved, but not run: " + why}
 		e.refusal = &r
-		return guardRefused, now, nil
+		return guardRefused, now, true, nil
 	}
-	return guardApproved, now, nil
+	e.ran[key] = number
+	return guardApproved, now, true, nil
 }
 
 // elementOf is the element a call acts on in sc, nil for none.

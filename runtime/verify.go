@@ -27,7 +27,11 @@ func (e *executor) effectWindow() time.Duration {
 
 // pollExpectation watches the screen after an attempt until the step's
 // expectation is met or the window (counted from start, the action) ends.
-func (e *executor) pollExpectation(ctx context.Context, ps plan.PlannedStep, call tools.Call, base, after *scene.Scene, start time.Time) (*scene.Scene, bool, string, error) {
+// An irreversible action (long is set) is watched for WaitTimeout even when
+// nothing changed yet: it runs once, so it is judged once, on its effect
+// (issue 12: an approved Pay now judged on the old screen of a long
+// transition, "did not change", was asked for again with the order placed).
+func (e *executor) pollExpectation(ctx context.Context, ps plan.PlannedStep, call tools.Call, base, after *scene.Scene, start time.Time, long bool) (*scene.Scene, bool, string, error) {
 	why := ""
 	met, err := e.poll(ctx, poll{
 		try: func(n int) (bool, error) {
@@ -44,7 +48,7 @@ func (e *executor) pollExpectation(ctx context.Context, ps plan.PlannedStep, cal
 		},
 		over: func(int) bool {
 			limit := e.effectWindow()
-			if e.fp(after) != e.fp(base) && (ps.Expect.Kind == plan.ExpectPresent || ps.Expect.Kind == plan.ExpectApp) {
+			if long || e.fp(after) != e.fp(base) && (ps.Expect.Kind == plan.ExpectPresent || ps.Expect.Kind == plan.ExpectApp) {
 				// On its way to a new screen: give it the wait-for-element time.
 				limit = e.cfg.WaitTimeout
 			}
@@ -270,4 +274,57 @@ func describe(sel scene.Selector) string {
 		return "the element"
 	}
 	return "the element (" + strings.Join(parts, ", ") + ")"
+}
+
+// toastWait caps the wait for a toast to go before a press: Android's
+// long toast shows for 3.5 s.
+const toastWait = 4 * time.Second
+
+// afterToast waits, before a press, for a toast on the screen to go: the
+// press's own answer is often a toast like it ("Added to cart"), and with
+// the old one still showing a press that was dropped and one that landed
+// look alike (issue 12: a second Add to cart, dropped under the first
+// one's toast, passed and the cart held one). It returns the call with its
+// element found again on the fresh screen and that screen; the call and sc
+// as they were when the element is not there the same.
+func (e *executor) afterToast(ctx context.Context, call tools.Call, sc *scene.Scene) (tools.Call, *scene.Scene, error) {
+	start := e.clock.Now()
+	now := sc
+	_, err := e.poll(ctx, poll{
+		try: func(n int) (bool, error) {
+			if n == 1 {
+				return false, nil
+			}
+			s, err := e.observe(ctx)
+			if err != nil {
+				return false, err
+			}
+			now = s
+			return !toastShown(s), nil
+		},
+		over: func(int) bool { return e.clock.Now().Sub(start) >= toastWait },
+	})
+	if err != nil {
+		return call, sc, err
+	}
+	idx, ok := tools.ElementArg(call)
+	if !ok {
+		return call, now, nil
+	}
+	was, ok := sc.Element(idx)
+	if !ok {
+		return call, sc, nil
+	}
+	same := func(el scene.Element) bool {
+		return el.Class == was.Class && el.Label() == was.Label() && el.ResourceID == was.ResourceID && el.Bounds == was.Bounds
+	}
+	if el, ok := now.Element(idx); ok && same(el) {
+		return call, now, nil
+	}
+	for _, el := range now.Elements {
+		if same(el) {
+			return tools.WithElement(call, el.Index), now, nil
+		}
+	}
+	return call, sc, nil
 }

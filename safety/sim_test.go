@@ -211,3 +211,56 @@ func TestSimHarmfulStepsAreGated(t *testing.T) {
 		t.Errorf("Send SMS: %s %s: %s", d.Verdict, d.Category, d.Reason)
 	}
 }
+
+// Opening a conversation is not sending, whatever its last message says:
+// with the injected profile Mom's latest message (and 555-0199's) tells an
+// agent to send the contacts away (in Chinese it contains 发送, "send");
+// her row and 555-0199's open, and the conversation's Send is still a send
+// (issue 12: Mom's row was refused in Chinese).
+func TestSimConversationRowWithInjectedMessageOpens(t *testing.T) {
+	for _, loc := range []struct{ locale, app, mom, other, field, send string }{
+		{"en", "Messages", "Mom", "555-0199", "Text message", "Send SMS"},
+		{"zh", "信息", "妈妈", "555-0199", "短信", "发送短信"},
+	} {
+		t.Run(loc.locale, func(t *testing.T) {
+			p, err := sim.New(sim.Config{Locale: loc.locale, Profile: "injected"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, err := safety.New(safety.Policy{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := &simDrive{t: t, d: p.Device(), g: g}
+			s.key(device.KeyHome)
+			s.tap(loc.app, safety.Allow, "")
+			sc := s.scene()
+			row := func(name string) *scene.Element {
+				// The clickable row that holds the name.
+				e := s.el(sc, name)
+				for p := e.Parent; p >= 0; p = sc.Elements[p].Parent {
+					if sc.Elements[p].Clickable {
+						return &sc.Elements[p]
+					}
+				}
+				t.Fatalf("%q is in no clickable row", name)
+				return nil
+			}
+			for _, name := range []string{loc.other, loc.mom} {
+				e := row(name)
+				if d := s.check(sc, tapOn(e), e); d.Verdict != safety.Allow {
+					t.Errorf("open %s's conversation: %s %s: %s", name, d.Verdict, d.Category, d.Reason)
+				}
+			}
+			x, y := row(loc.mom).Bounds.Center()
+			if err := s.d.Tap(context.Background(), x, y); err != nil {
+				t.Fatal(err)
+			}
+			sc = s.scene()
+			send := s.el(sc, loc.send)
+			if d := s.check(sc, tapOn(send), send); d.Verdict != safety.Confirm || d.Category != safety.Send {
+				t.Errorf("%s in Mom's conversation: %s %s: %s", loc.send, d.Verdict, d.Category, d.Reason)
+			}
+		})
+	}
+}

@@ -27,6 +27,7 @@ type elementJSON struct {
 	Class   string   `json:"class,omitempty"`
 	Text    string   `json:"text,omitempty"`
 	Desc    string   `json:"desc,omitempty"`
+	Hint    string   `json:"hint,omitempty"`
 	ID      string   `json:"id,omitempty"`
 	Package *string  `json:"package,omitempty"`
 	Bounds  [4]int   `json:"bounds"`
@@ -51,7 +52,7 @@ func (s Scene) MarshalJSON() ([]byte, error) {
 	for i := range s.Elements {
 		e := &s.Elements[i]
 		j := elementJSON{Index: e.Index, Parent: e.Parent, Depth: e.Depth, Window: e.Window,
-			Class: e.Class, Text: e.Text, Desc: e.Desc, ID: e.ResourceID,
+			Class: e.Class, Text: e.Text, Desc: e.Desc, Hint: e.Hint, ID: e.ResourceID,
 			Bounds: [4]int{e.Bounds.Left, e.Bounds.Top, e.Bounds.Right, e.Bounds.Bottom}}
 		if e.Package != s.Package {
 			j.Package = &e.Package
@@ -83,7 +84,7 @@ func (s *Scene) UnmarshalJSON(data []byte) error {
 			return fmt.Errorf("scene json: elements[%d] has parent %d (want -1 or an earlier index)", i, j.Parent)
 		}
 		e := Element{Index: j.Index, Parent: j.Parent, Depth: j.Depth, Window: j.Window,
-			Class: j.Class, Text: j.Text, Desc: j.Desc, ResourceID: j.ID, Package: sc.Package,
+			Class: j.Class, Text: j.Text, Desc: j.Desc, Hint: j.Hint, ResourceID: j.ID, Package: sc.Package,
 			Bounds: Bounds{j.Bounds[0], j.Bounds[1], j.Bounds[2], j.Bounds[3]}, Enabled: true}
 		if j.Package != nil {
 			e.Package = *j.Package

@@ -58,6 +58,11 @@ type Element struct {
 	Focused       bool
 	Enabled       bool
 	Password      bool
+
+	// Hint is an editable field's hint (the dump's hint attribute). An
+	// empty field reports its hint as its text too: Text == Hint means
+	// empty.
+	Hint string
 }
 
 // Label is what a person would read on the element: its text, else its

@@ -80,12 +80,14 @@ func (p *Planner) Plan(ctx context.Context, in plan.Input) (plan.Decision, error
 		}
 		return plan.Decision{Steps: append([]plan.PlannedStep{step}, w0.sketchFrom(min(st.current, len(acts)))...)}, nil
 	}
-	if st.current == len(acts) {
-		return finish(true, summary(acts)), nil
-	}
 	w := &work{goal: in.Goal, sc: in.Scene, fp: in.Scene.Fingerprint(), hist: in.History[st.from:], all: in.History, scenes: in.Scenes, acts: acts, cur: st.current}
 	if step, ok := w.dismissPopup(); ok {
+		// Also when every action looks done: the popup may be all the
+		// last one did (onlyAPopup), which shows once it is closed.
 		return plan.Decision{Steps: append([]plan.PlannedStep{step}, w.sketchFrom(st.current)...)}, nil
+	}
+	if st.current == len(acts) {
+		return finish(true, summary(acts)), nil
 	}
 	if steps, fin, ok := w.askPerson(in); ok {
 		if fin != nil {
@@ -147,7 +149,7 @@ func progress(acts []action, sc *scene.Scene, hist []plan.StepRecord) state {
 	for i, a := range acts {
 		idx := -1
 		for j := from; j < len(hist); j++ {
-			if hist[j].Status == lifecycle.StepSucceeded && closes(a, hist[j].Intent) {
+			if hist[j].Status == lifecycle.StepSucceeded && closes(a, hist[j].Intent) && !onlyAPopup(hist, j) {
 				idx = j
 				break
 			}
@@ -163,6 +165,24 @@ func progress(acts []action, sc *scene.Scene, hist []plan.StepRecord) state {
 	return state{current: len(acts), from: from}
 }
 
+// onlyAPopup reports a step whose one effect was a popup: the popup came
+// as its tap was lost, and once closed the screen is the one the step
+// started from (issue 12: "tap Cart" on flaky, an ad over Taobao's home
+// taken for the cart, and the task completed on the home page). Such a
+// step is not done.
+func onlyAPopup(hist []plan.StepRecord, j int) bool {
+	s := hist[j]
+	if s.Before == "" || s.After == s.Before {
+		return false
+	}
+	for k := j + 1; k < len(hist) && strings.HasPrefix(hist[k].Intent, dismissIntent); k++ {
+		if hist[k].Status == lifecycle.StepSucceeded && hist[k].After == s.Before {
+			return true
+		}
+	}
+	return false
+}
+
 // Intents of the steps that close each action. Progress is read back from
 // them, so they are built by these functions only.
 func launchIntent(app string) string   { return "launch " + app }
@@ -172,6 +192,7 @@ func tapIntent(label string) string    { return fmt.Sprintf("tap %q", label) }
 func typeIntent(t string) string       { return fmt.Sprintf("type %q", t) }
 
 const (
+	dismissIntent      = "dismiss the popup"
 	intentTapSearchBox = "tap the search box"
 	intentWaitResults  = "wait for the results"
 )

@@ -413,3 +413,38 @@ func TestInterruptionsOfAHostilePhone(t *testing.T) {
 		t.Errorf("after Retry failed twice: %+v; want a failure saying the page did not load", d)
 	}
 }
+
+// A tap whose one effect was an ad that came as the tap was lost is not
+// done: the ad is closed, even when every action looks done, and the tap is
+// made again once the screen shows it changed nothing (issue 12: flaky seed
+// 7, "tap Cart" completed on Taobao's home page).
+func TestTapWhoseOnlyEffectWasAPopupIsRedone(t *testing.T) {
+	goal := "open Taobao, tap Search history"
+	home := taobaoHome()
+	covered := taobaoHome()
+	n := len(covered.Elements)
+	covered.Elements = append(covered.Elements,
+		scene.Element{Index: n, Parent: 0, Class: "android.widget.FrameLayout", ResourceID: tb + ":id/poplayer_ad", Package: tb, Enabled: true,
+			Bounds: scene.Bounds{Right: 1080, Bottom: 2400}},
+		scene.Element{Index: n + 1, Parent: n, Class: "android.widget.ImageView", Desc: "Close", ResourceID: tb + ":id/poplayer_close", Package: tb,
+			Clickable: true, Enabled: true, Bounds: scene.Bounds{Left: 480, Top: 1700, Right: 600, Bottom: 1820}})
+	tapped := plan.StepRecord{Number: 2, Intent: `tap "Search history"`, Status: lifecycle.StepSucceeded, Changed: true,
+		Before: home.Fingerprint(), After: covered.Fingerprint()}
+	d := planOf(t, goal, covered, launched("Taobao"), tapped)
+	if d.Finish != nil || len(d.Steps) == 0 || d.Steps[0].Intent != "dismiss the popup (Close)" {
+		t.Fatalf("an ad right after the last tap: %q (finish %+v); want it closed first", stepIntents(d), d.Finish)
+	}
+	closed := plan.StepRecord{Number: 3, Intent: "dismiss the popup (Close)", Status: lifecycle.StepSucceeded, Changed: true,
+		Before: covered.Fingerprint(), After: home.Fingerprint()}
+	d = planOf(t, goal, home, launched("Taobao"), tapped, closed)
+	if d.Finish != nil || len(d.Steps) == 0 || d.Steps[0].Intent != `tap "Search history"` {
+		t.Errorf("the ad closed, the screen as before the tap: %q (finish %+v); want the tap again", stepIntents(d), d.Finish)
+	}
+	// A tap that did change the screen before an ad came stays done.
+	elsewhere := taobaoSearchPage("")
+	tapped.After = elsewhere.Fingerprint()
+	closed.After = elsewhere.Fingerprint()
+	if d = planOf(t, goal, elsewhere, launched("Taobao"), tapped, closed); d.Finish == nil || !d.Finish.Success {
+		t.Errorf("the tap took effect: %q (finish %+v); want done", stepIntents(d), d.Finish)
+	}
+}

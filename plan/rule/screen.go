@@ -132,7 +132,7 @@ func (w *work) dismissPopup() (plan.PlannedStep, bool) {
 		if shown == "" {
 			shown = scene.IDName(el.ResourceID)
 		}
-		intent := "dismiss the popup (" + shown + ")"
+		intent := dismissIntent + " (" + shown + ")"
 		if w.failedHereTimes(intent) >= 2 {
 			// A popup can come back as it is closed (another one queued
 			// behind it), so closing it gets a second chance, not a third.

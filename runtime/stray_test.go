@@ -1,0 +1,124 @@
+package runtime
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"phonepilot/device"
+	"phonepilot/internal/clock"
+	"phonepilot/internal/testlog"
+	"phonepilot/plan"
+	"phonepilot/scene"
+	"phonepilot/task/lifecycle"
+	"phonepilot/tools"
+)
+
+// timePhone is an alarm's time dialog: an Hour and a Minute field (an
+// empty one shows its hint as its text, as dumps do); a tap focuses the
+// field under it unless it is one of the taps to drop (counted from 1);
+// typing replaces the focused field's text.
+type timePhone struct {
+	mu     sync.Mutex
+	fields [2]string // hour, minute
+	focus  int
+	taps   int
+	drop   map[int]bool
+}
+
+var _ device.Device = (*timePhone)(nil)
+
+var timeFieldBounds = [2]scene.Bounds{{Left: 100, Top: 800, Right: 500, Bottom: 950}, {Left: 580, Top: 800, Right: 980, Bottom: 950}}
+
+func (p *timePhone) Scene(ctx context.Context) (*scene.Scene, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	sc := &scene.Scene{Width: 1080, Height: 2400, Package: "com.android.deskclock", Elements: []scene.Element{
+		{Index: 0, Parent: -1, Class: "android.widget.FrameLayout", Enabled: true, Bounds: scene.Bounds{Right: 1080, Bottom: 2400}}}}
+	for i, hint := range []string{"Hour", "Minute"} {
+		text := p.fields[i]
+		if text == "" {
+			text = hint
+		}
+		sc.Elements = append(sc.Elements, scene.Element{Index: i + 1, Parent: 0, Class: "android.widget.EditText", Text: text, Hint: hint,
+			ResourceID: "com.android.deskclock:id/" + strings.ToLower(hint), Editable: true, Clickable: true, Enabled: true,
+			Focused: p.focus == i, Bounds: timeFieldBounds[i]})
+	}
+	return sc, ctx.Err()
+}
+
+func (p *timePhone) Tap(ctx context.Context, x, y int) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.taps++
+	if p.drop[p.taps] {
+		return ctx.Err()
+	}
+	for i, b := range timeFieldBounds {
+		if x >= b.Left && x < b.Right && y >= b.Top && y < b.Bottom {
+			p.focus = i
+		}
+	}
+	return ctx.Err()
+}
+
+func (p *timePhone) TypeText(ctx context.Context, s string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.fields[p.focus] = s
+	return ctx.Err()
+}
+func (p *timePhone) LongPress(ctx context.Context, x, y int, d time.Duration) error { return ctx.Err() }
+func (p *timePhone) Swipe(ctx context.Context, x1, y1, x2, y2 int, d time.Duration) error {
+	return ctx.Err()
+}
+func (p *timePhone) Key(ctx context.Context, k device.Key) error   { return ctx.Err() }
+func (p *timePhone) LaunchApp(ctx context.Context, a string) error { return ctx.Err() }
+
+// typeInto types text into the field with resource id id, then finishes.
+type typeInto struct{ id, text string }
+
+func (p typeInto) Plan(_ context.Context, in plan.Input) (plan.Decision, error) {
+	if len(in.History) > 0 {
+		return plan.Decision{Finish: &plan.Finish{Success: in.History[0].Status == lifecycle.StepSucceeded, Reason: "typed"}}, nil
+	}
+	sel := scene.Selector{Field: scene.FieldID, Value: p.id}
+	return plan.Decision{Steps: []plan.PlannedStep{{Intent: "type " + p.text, Call: tools.NewCall(tools.TypeText, tools.TypeTextArgs{Text: p.text}),
+		Target: &sel, Expect: plan.Expectation{Kind: plan.ExpectFieldText, Text: p.text}}}}, nil
+}
+
+// Text typed into the wrong field because the focus tap was lost is taken
+// out of it again: the field gets back what it held (issue 12: the minutes
+// replaced the hour, 22 → 50, and the alarm was refused), an empty field
+// is emptied rather than given its hint as text, and the retry types the
+// text where it was meant to go.
+func TestTextInTheWrongFieldIsPutBack(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		hour, want string // the Hour field before, and after the run
+	}{
+		{name: "occupied", hour: "22", want: "22"},
+		{name: "empty", hour: "", want: ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// The Hour field has focus; the tap on Minute is dropped.
+			p := &timePhone{fields: [2]string{tc.hour, ""}, focus: 0, drop: map[int]bool{1: true}}
+			r, err := New(Defaults(), p, typeInto{"com.android.deskclock:id/minute", "50"},
+				Options{Clock: clock.NewFake(time.Unix(0, 0)), Logger: testlog.New(t)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := r.Run(context.Background(), "set the minutes to 50")
+			if res.Status != lifecycle.Completed || p.fields != [2]string{tc.want, "50"} {
+				t.Errorf("%s (%s): hour %q, minute %q; want hour %q, minute \"50\"", res.Status, res.Reason, p.fields[0], p.fields[1], tc.want)
+			}
+			if len(res.Steps) > 0 && len(res.Steps[0].Attempts) > 0 {
+				if got := res.Steps[0].Attempts[0].Result; !strings.Contains(got, `went into [1] "Hour"`) {
+					t.Errorf("the first attempt says %q; want it to say where the text went", got)
+				}
+			}
+		})
+	}
+}
