@@ -234,3 +234,43 @@ func TestDeviceBusyWithATaskFromElsewhere(t *testing.T) {
 	}
 	must(t, cs, "observe", nil)
 }
+
+// A task started elsewhere (the page, the API) on a device a session holds
+// for its direct actions waits, queued, until the session lets it go; the
+// session's own run_task is not held up by its lease.
+func TestTaskFromElsewhereWaitsForTheSessionsLease(t *testing.T) {
+	h := newHarness(t)
+	cs := h.connect(t, "direct", nil)
+	must(t, cs, "observe", nil) // leases sim to this session
+	tk, err := h.svc.Submit(t.Context(), task.Request{Goal: "open Settings", Device: "sim", Planner: "rule", MaxSteps: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(400 * time.Millisecond) // four looks at the lease
+	if got, err := h.svc.Get(t.Context(), tk.ID); err != nil || got.Status != lifecycle.Queued {
+		t.Fatalf("task from elsewhere while a session holds the device: %s %v; want queued", got.Status, err)
+	}
+	if out := must(t, cs, "run_task", map[string]any{"goal": "open Settings and scroll down", "max_steps": 5}); !strings.Contains(out, " completed") {
+		t.Errorf("the session's own run_task: %s", out)
+	}
+	if got, _ := h.svc.Get(t.Context(), tk.ID); got.Status != lifecycle.Queued {
+		t.Errorf("after the session's run_task the lease is still the session's: the other task is %s, want queued", got.Status)
+	}
+	if err := cs.Close(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		got, err := h.svc.Get(t.Context(), tk.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Status == lifecycle.Completed {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the session closed, the task is still %s", got.Status)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

@@ -135,7 +135,8 @@ func newHarness(t *testing.T) *harness {
 		}
 		return r.Run(ctx, tk.Goal)
 	})
-	h.svc, err = task.New(task.Config{PollInterval: 20 * time.Millisecond}, store, taskDevices{h.devs}, runner)
+	leases := mcpserver.NewLeases(h.clock, mcpserver.DefaultLeaseIdle)
+	h.svc, err = task.New(task.Config{PollInterval: 20 * time.Millisecond, Held: leases.HeldAgainst}, store, taskDevices{h.devs}, runner)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +150,7 @@ func newHarness(t *testing.T) *harness {
 	})
 	h.srv, err = mcpserver.New(mcpserver.Config{
 		Devices: h.devs, Tasks: h.svc, Planners: []string{"rule", "ai"}, MaxSteps: 30,
-		Runtime: fastRuntime(), Gate: gate, Clock: h.clock,
+		Runtime: fastRuntime(), Gate: gate, Clock: h.clock, Leases: leases,
 		ApproveHint: "the web page of phonepilot mcp --http, or POST /v1/tasks/{id}/approve",
 	})
 	if err != nil {

@@ -123,6 +123,17 @@ func (l *Leases) ReleaseAll(holder string) {
 	}
 }
 
+// HeldAgainst says whether a session's live lease on dev keeps task off
+// it: any task but the session's own (run_task holds its lease for its
+// task). It is the task service's Config.Held, so a task started elsewhere
+// (the web page, the API) waits queued while a client works the phone.
+func (l *Leases) HeldAgainst(dev, task string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	cur, ok := l.m[dev]
+	return ok && !cur.tasks[task] && l.live(cur, l.clock.Now())
+}
+
 // Holder says who holds dev now ("" when nobody), for list_devices.
 func (l *Leases) Holder(dev string) (holder, label string) {
 	l.mu.Lock()

@@ -94,6 +94,10 @@ type Config struct {
 	// LeaseIdle ends a device lease its session has not used for this long
 	// (5 minutes when zero).
 	LeaseIdle time.Duration
+	// Leases is the device lease table, NewLeases(Clock, LeaseIdle) when
+	// nil; pass the one whose HeldAgainst the task service asks
+	// (task.Config.Held), so tasks started elsewhere wait for a session.
+	Leases *Leases
 	// Clock drives leases and the Executor; clock.Real when nil.
 	Clock clock.Clock
 	// Logger receives the server's lines (never screenshots); discarded
@@ -150,7 +154,10 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Version == "" {
 		cfg.Version = "dev"
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, leases: NewLeases(cfg.Clock, cfg.LeaseIdle), sessions: map[*mcp.ServerSession]*session{}}
+	if cfg.Leases == nil {
+		cfg.Leases = NewLeases(cfg.Clock, cfg.LeaseIdle)
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger, leases: cfg.Leases, sessions: map[*mcp.ServerSession]*session{}}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "phonepilot", Version: cfg.Version}, &mcp.ServerOptions{
 		Instructions: instructions,
 		Logger:       cfg.Logger,

@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -73,6 +74,11 @@ type Config struct {
 	// planner it asked for (secrets already removed: storage.RedactConfig);
 	// none when nil.
 	Snapshot func(Request) json.RawMessage
+	// Held says whether something outside the service holds a device
+	// against a task (an MCP session acting on the phone directly, which
+	// lets its own run_task through): the task waits, queued, until it is
+	// let go. Asked every heldPoll; never when nil.
+	Held func(device, taskID string) bool
 	// PollInterval is how often Watch looks at the store when nothing in
 	// this process told it of news (tasks of another process sharing a
 	// PostgreSQL database, or a store that was down). 1 s when zero.
@@ -604,7 +610,9 @@ func (s *Service) enqueue(t storage.Task) {
 	}
 }
 
-// drain runs a device's tasks one after another until its queue is empty.
+// drain runs a device's tasks one after another until its queue is empty:
+// in order, but for tasks the device is held against (Config.Held), which
+// wait while later ones the holder let through go ahead.
 func (s *Service) drain(dev string, q *deviceQueue) {
 	defer s.wg.Done()
 	for {
@@ -614,8 +622,19 @@ func (s *Service) drain(dev string, q *deviceQueue) {
 			s.mu.Unlock()
 			return
 		}
-		id := q.pending[0]
-		q.pending = q.pending[1:]
+		i := s.firstFree(dev, q.pending)
+		if i < 0 {
+			s.mu.Unlock()
+			if err := s.clock.Sleep(s.ctx, heldPoll); err != nil { // the service stops
+				s.mu.Lock()
+				q.active = false
+				s.mu.Unlock()
+				return
+			}
+			continue
+		}
+		id := q.pending[i]
+		q.pending = slices.Delete(q.pending, i, i+1)
 		e := s.entries[id]
 		s.mu.Unlock()
 		if e == nil {
@@ -624,6 +643,24 @@ func (s *Service) drain(dev string, q *deviceQueue) {
 		name := e.device
 		s.runOne(e, func(ctx context.Context) (device.Device, func(), error) { return s.devices.Open(ctx, name) })
 	}
+}
+
+// heldPoll is how often a device held outside the service is asked about
+// again (Config.Held).
+const heldPoll = 100 * time.Millisecond
+
+// firstFree is the index of the first of pending the device is not held
+// against, -1 when none.
+func (s *Service) firstFree(dev string, pending []string) int {
+	if s.cfg.Held == nil {
+		return 0
+	}
+	for i, id := range pending {
+		if !s.cfg.Held(dev, id) {
+			return i
+		}
+	}
+	return -1
 }
 
 // opener opens the task's device.

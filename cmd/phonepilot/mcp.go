@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"phonepilot/api"
+	"phonepilot/internal/clock"
 	"phonepilot/mcpserver"
 	"phonepilot/task"
 )
@@ -121,7 +122,10 @@ func runMCP(cmd *cobra.Command, o mcpOptions, ready mcpReady) error {
 			planners = append(planners, p)
 		}
 	}
-	svc, err := task.New(task.Config{Snapshot: cfg.snapshots(log), Logger: log,
+	// One lease table for the MCP sessions and the task service: a task
+	// from the page or the API waits while a session works its phone.
+	leases := mcpserver.NewLeases(clock.Real{}, o.leaseIdle)
+	svc, err := task.New(task.Config{Snapshot: cfg.snapshots(log), Logger: log, Held: leases.HeldAgainst,
 		ApprovalTimeout: cfg.Safety.ApprovalTimeout, AnswerTimeout: cfg.Safety.AnswerTimeout},
 		store, devices, &runtimeRunner{base: rc, planner: spec, log: log, gate: gate})
 	if err != nil {
@@ -157,7 +161,7 @@ func runMCP(cmd *cobra.Command, o mcpOptions, ready mcpReady) error {
 	}
 	srv, err := mcpserver.New(mcpserver.Config{
 		Devices: mcpDevices{devices}, Tasks: svc, DefaultDevice: cfg.Device, Planners: planners, MaxSteps: rc.MaxSteps,
-		Runtime: rc, Gate: gate, ApproveHint: hint, LeaseIdle: o.leaseIdle, Logger: log, Version: buildVersion(),
+		Runtime: rc, Gate: gate, ApproveHint: hint, LeaseIdle: o.leaseIdle, Leases: leases, Logger: log, Version: buildVersion(),
 	})
 	if err != nil {
 		return exitWith(2, err)
