@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
-	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -29,16 +28,12 @@ const minReferenceRealistic = 0.95
 // The short phonebench: every task, both locales, one seed, on simulated
 // time; the reference, peer-loop and rule policies. It fails when reference
 // drops below its floor of success on realistic, or any run lets an
-// irreversible action reach the phone without approval. Under -short it
-// runs the realistic profile only; PHONEBENCH_PROFILES=all runs every
-// profile (the default is realistic and hostile: about 10 s of CPU).
+// irreversible action reach the phone without approval. It runs every
+// profile (about 15 s of CPU); under -short the realistic profile only.
 func TestShortPhonebench(t *testing.T) {
-	profiles := []string{"realistic", "hostile"}
-	switch {
-	case testing.Short():
+	profiles := AvailableProfiles()
+	if testing.Short() {
 		profiles = []string{"realistic"}
-	case os.Getenv("PHONEBENCH_PROFILES") == "all":
-		profiles = AvailableProfiles()
 	}
 	rep, err := Run(context.Background(), Options{Seeds: 1, FirstSeed: 1, Profiles: profiles,
 		Policies: []string{PolicyRule, PolicyReference, PolicyPeerLoop}})
