@@ -10,7 +10,6 @@ package safety
 import (
 	"fmt"
 	"strings"
-	"unicode"
 
 	"phonepilot/scene"
 	"phonepilot/tools"
@@ -691,20 +690,7 @@ func carriedNames(texts []string) []string {
 }
 
 // buttonShort reports a folded text no longer than a button's name.
-func buttonShort(f string) bool {
-	words, runes := 0, 0
-	for _, w := range strings.Fields(f) {
-		if strings.TrimFunc(w, unicode.IsDigit) != "" {
-			words++
-		}
-		for _, r := range w {
-			if dense(r) {
-				runes++
-			}
-		}
-	}
-	return words <= maxSecondWords && runes <= maxSecondRunes
-}
+func buttonShort(f string) bool { return fitsIn(f, maxSecondWords, maxSecondRunes) }
 
 // container is the clickable element e belongs to: its nearest clickable
 // ancestor, else the smallest clickable element before it in the same

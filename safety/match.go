@@ -227,9 +227,13 @@ const (
 	maxActionRunes = 16 // dense-script runes
 )
 
-// short reports a folded label short enough to name an action. Numbers
-// do not count as words ("Pay ¥4,155.70" is one word and a price).
-func short(f string) bool {
+// short reports a folded label short enough to name an action.
+func short(f string) bool { return fitsIn(f, maxActionWords, maxActionRunes) }
+
+// fitsIn reports whether a folded text has at most maxWords words and
+// maxRunes dense-script runes. Numbers do not count as words ("Pay
+// ¥4,155.70" is one word and a price).
+func fitsIn(f string, maxWords, maxRunes int) bool {
 	words, runes := 0, 0
 	for _, w := range strings.Fields(f) {
 		if strings.TrimFunc(w, unicode.IsDigit) != "" {
@@ -241,7 +245,7 @@ func short(f string) bool {
 			}
 		}
 	}
-	return words <= maxActionWords && runes <= maxActionRunes
+	return words <= maxWords && runes <= maxRunes
 }
 
 // actionWord finds the first action word in a label, by category order.
