@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"phonepilot/phonebench/tasks"
 )
 
 // item is one line of a screen listing as a model reads it
@@ -55,7 +57,7 @@ func parseListing(text string) (listing, error) {
 		if err != nil {
 			return l, fmt.Errorf("listing: index of %q: %w", first(line, 80), err)
 		}
-		it := item{Index: idx, Class: m[2], Label: unescapeLabel(m[3]), ID: m[4]}
+		it := item{Index: idx, Class: m[2], Label: tasks.UnquoteLabel(m[3]), ID: m[4]}
 		for _, f := range strings.Fields(m[5]) {
 			switch f {
 			case "clickable":
@@ -84,28 +86,6 @@ func parseListing(text string) (listing, error) {
 		l.Items = append(l.Items, it)
 	}
 	return l, nil
-}
-
-// unescapeLabel undoes the listing's escapes (\" \\ \n).
-func unescapeLabel(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+1 < len(s) {
-			i++
-			switch s[i] {
-			case 'n':
-				b.WriteByte('\n')
-			default:
-				b.WriteByte(s[i])
-			}
-			continue
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
 }
 
 func first(s string, n int) string {

@@ -35,16 +35,17 @@ func ParseListing(listing string) []Listed {
 		cls, rest, _ := strings.Cut(rest, " ")
 		l := Listed{Index: idx, Class: cls, Line: line}
 		if strings.HasPrefix(rest, `"`) {
-			l.Label = unquoteLabel(rest[1:])
+			l.Label = UnquoteLabel(rest[1:])
 		}
 		out = append(out, l)
 	}
 	return out
 }
 
-// unquoteLabel reads a listing label up to its closing quote: \" is a quote,
-// \\ a backslash, \n a newline.
-func unquoteLabel(s string) string {
+// UnquoteLabel reads a listing label up to its closing quote: \" is a
+// quote, \\ a backslash, \n a newline (the harness's listing reader uses
+// it too).
+func UnquoteLabel(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
 		c := s[i]
