@@ -68,8 +68,12 @@ func (a *deskClockApp) state() any {
 
 func dcid(s string) string { return "com.google.android.deskclock:id/" + s }
 
-func (a *deskClockApp) fmtTime(h, m int) string {
-	if a.p.zh() {
+func (a *deskClockApp) fmtTime(h, m int) string { return ClockTime(a.p.cfg.Locale, h, m) }
+
+// ClockTime is a time of day as the simulated Clock shows it: "7:05 AM" in
+// English, "07:05" in Chinese.
+func ClockTime(locale string, h, m int) string {
+	if locale == "zh" {
 		return fmt.Sprintf("%02d:%02d", h, m)
 	}
 	ap := "AM"

@@ -19,21 +19,8 @@ func timeParams(seed int64, salt int) map[string]string {
 	t := alarmTimes[pickIndex(len(alarmTimes), seed, salt)]
 	return map[string]string{
 		"hour": strconv.Itoa(t[0]), "minute": fmt.Sprintf("%02d", t[1]),
-		"time_en": clockEn(t[0], t[1]), "time_zh": fmt.Sprintf("%02d:%02d", t[0], t[1]),
+		"time_en": sim.ClockTime("en", t[0], t[1]), "time_zh": sim.ClockTime("zh", t[0], t[1]),
 	}
-}
-
-// clockEn is a time as the English Clock shows it: "7:05 AM".
-func clockEn(h, m int) string {
-	ap := "AM"
-	if h >= 12 {
-		ap = "PM"
-	}
-	h12 := h % 12
-	if h12 == 0 {
-		h12 = 12
-	}
-	return fmt.Sprintf("%d:%02d %s", h12, m, ap)
 }
 
 func paramTime(p map[string]string) (h, m int) {
