@@ -63,10 +63,17 @@ func startServedAPIWith(t testing.TB, store storage.Store, simProfile string, lo
 	return &servedAPI{url: url, store: store}
 }
 
+// servedDevices are what both the task service and the API need of the
+// devices (serveDevices, or a test's stand-in).
+type servedDevices interface {
+	task.Devices
+	api.Devices
+}
+
 // serveOver serves the API and the page over a task service on store,
 // devs and runner behind httptest, closed when the test ends; it returns
 // the server's URL.
-func serveOver(t testing.TB, store storage.Store, devs *serveDevices, runner task.Runner, poll time.Duration, log *slog.Logger) string {
+func serveOver(t testing.TB, store storage.Store, devs servedDevices, runner task.Runner, poll time.Duration, log *slog.Logger) string {
 	t.Helper()
 	svc, err := task.New(task.Config{PollInterval: poll, Logger: log}, store, devs, runner)
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,7 +17,6 @@ import (
 	"phonepilot/device"
 	"phonepilot/internal/testlog"
 	"phonepilot/runtime"
-	"phonepilot/task"
 )
 
 // listedFarm is a farm's device listing as a front answers it (what
@@ -77,27 +75,10 @@ func TestWebFarmDevicesInChromium(t *testing.T) {
 		{Name: "sim:lab-zh", Kind: "sim", State: "offline", Worker: "rack-2", Host: "rack-2.lan", Heartbeat: &old,
 			Labels: map[string]string{"kind": "sim", "locale": "zh"}},
 	}}
-	svc, err := task.New(task.Config{PollInterval: 200 * time.Millisecond, Logger: log}, openTestSQLite(t), farmDevs, &runtimeRunner{base: runtime.Defaults(), log: log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := api.New(api.Defaults(), svc, farmDevs, log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.Start(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(srv.Handler())
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		srv.Close(ctx)
-		ts.Close()
-	})
+	url := serveOver(t, openTestSQLite(t), farmDevs, &runtimeRunner{base: runtime.Defaults(), log: log}, 200*time.Millisecond, log)
 
 	ctx := newChromium(t, 60*time.Second)
-	pageBoot(t, ctx, ts.URL+"/")
+	pageBoot(t, ctx, url+"/")
 	var shown []deviceOnPage
 	deadline := time.Now().Add(10 * time.Second)
 	for {
