@@ -112,18 +112,7 @@ func TestSimScrollToFindAfterLaunchUnderRealistic(t *testing.T) {
 	}, belowTheFold[0], belowTheFold[4])
 	for _, row := range rows {
 		for seed := int64(1); seed <= 6; seed++ {
-			clk := clock.NewFake(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC))
-			p, err := sim.New(sim.Config{Profile: "realistic", Seed: seed, Clock: clk})
-			if err != nil {
-				t.Fatal(err)
-			}
-			cfg := Defaults()
-			cfg.Seed = seed
-			r, err := New(cfg, p.Device(), rule.New(), Options{Clock: clk, Logger: testlog.New(t)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			res := r.Run(context.Background(), "open Settings and tap "+row.en)
+			res, p := runOnSim(t, sim.Config{Profile: "realistic", Seed: seed}, "open Settings and tap "+row.en, Defaults())
 			for _, s := range res.Steps {
 				if s.Call.Name == tools.Scroll && (len(s.Attempts) != 1 || !s.Changed) {
 					t.Errorf("%s seed %d: step %d %q: %d attempts, changed %t", row.en, seed, s.Number, s.Intent, len(s.Attempts), s.Changed)

@@ -15,22 +15,30 @@ import (
 	"phonepilot/task/lifecycle"
 )
 
+// runOnSim runs goal with the rule planner on a simulated phone of config
+// sc, on a fake clock the phone and the runtime share (nothing sleeps for
+// real); cfg's Seed is the phone's. It returns the result and the phone.
+func runOnSim(t *testing.T, sc sim.Config, goal string, cfg Config) (Result, *sim.Phone) {
+	t.Helper()
+	sc.Clock = clock.NewFake(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC))
+	p, err := sim.New(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Seed = sc.Seed
+	r, err := New(cfg, p.Device(), rule.New(), Options{Clock: sc.Clock, Logger: testlog.New(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.Run(context.Background(), goal), p
+}
+
 // simRun runs goal on an in-process simulated phone on a fake clock (the
 // phone's latencies and the runtime's waits all advance it, so nothing
 // sleeps for real) and returns the result and the phone's last search.
 func simRun(t *testing.T, locale, profile string, seed int64, goal string, cfg Config) (Result, string) {
 	t.Helper()
-	clk := clock.NewFake(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC))
-	p, err := sim.New(sim.Config{Locale: locale, Profile: profile, Seed: seed, Clock: clk})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Seed = seed
-	r, err := New(cfg, p.Device(), rule.New(), Options{Clock: clk, Logger: testlog.New(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res := r.Run(context.Background(), goal)
+	res, p := runOnSim(t, sim.Config{Locale: locale, Profile: profile, Seed: seed}, goal, cfg)
 	raw, err := p.State()
 	if err != nil {
 		t.Fatal(err)
@@ -223,18 +231,7 @@ func TestSimHostileProfileSeeds(t *testing.T) {
 		ok := 0
 		var failures []string
 		for seed := int64(1); seed <= 20; seed++ {
-			clk := clock.NewFake(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC))
-			p, err := sim.New(sim.Config{Locale: loc, Profile: "hostile", Seed: seed, Clock: clk})
-			if err != nil {
-				t.Fatal(err)
-			}
-			cfg := Defaults()
-			cfg.Seed = seed
-			r, err := New(cfg, p.Device(), rule.New(), Options{Clock: clk, Logger: testlog.New(t)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			res := r.Run(context.Background(), simGoals[loc])
+			res, p := runOnSim(t, sim.Config{Locale: loc, Profile: "hostile", Seed: seed}, simGoals[loc], Defaults())
 			var st struct {
 				NetworkError  string `json:"network_error"`
 				Interruptions []struct {
@@ -317,18 +314,7 @@ func TestSimTapLostUnderASystemDialogIsNotDone(t *testing.T) {
 	interrupted := 0
 	for _, row := range []struct{ en, page string }{{"About phone", "about"}, {"Tips & support", "tips"}, {"Display", "display"}} {
 		for seed := int64(1); seed <= 12; seed++ {
-			clk := clock.NewFake(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
-			p, err := sim.New(sim.Config{Profile: "flaky", Seed: seed, Clock: clk})
-			if err != nil {
-				t.Fatal(err)
-			}
-			cfg := Defaults()
-			cfg.Seed = seed
-			r, err := New(cfg, p.Device(), rule.New(), Options{Clock: clk, Logger: testlog.New(t)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			res := r.Run(context.Background(), "open Settings, tap "+row.en)
+			res, p := runOnSim(t, sim.Config{Profile: "flaky", Seed: seed}, "open Settings, tap "+row.en, Defaults())
 			for _, s := range res.Steps {
 				if strings.Contains(s.Reason, "system dialog") {
 					interrupted++
@@ -360,18 +346,7 @@ func TestSimTapLostUnderASystemDialogIsNotDone(t *testing.T) {
 func TestSimLaunchUnderASystemDialog(t *testing.T) {
 	goal := "open Settings, tap Display, tap Dark theme, then open Clock, tap Add alarm, type 6 into Hour, type 15 into Minute, tap OK"
 	for seed := int64(1); seed <= 12; seed++ {
-		clk := clock.NewFake(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
-		p, err := sim.New(sim.Config{Profile: "flaky", Seed: seed, Clock: clk})
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg := Defaults()
-		cfg.Seed = seed
-		r, err := New(cfg, p.Device(), rule.New(), Options{Clock: clk, Logger: testlog.New(t)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		res := r.Run(context.Background(), goal)
+		res, p := runOnSim(t, sim.Config{Profile: "flaky", Seed: seed}, goal, Defaults())
 		var st struct {
 			Settings struct {
 				Dark bool `json:"dark_theme"`
