@@ -88,3 +88,26 @@ func TestTaskWithoutDeviceFactsKeepsItsConfig(t *testing.T) {
 		t.Errorf("config %s", got.Config)
 	}
 }
+
+// A task whose phone vanished does not wait on it for its facts: nothing
+// is asked, and the task ends as the runner said.
+func TestTaskWhosePhoneIsGoneDoesNotAskIt(t *testing.T) {
+	store := openStore(t)
+	s := newService(t, store, RunnerFunc(func(ctx context.Context, _ storage.Task, _ device.Device, emit func(runtime.Event), _ runtime.Person) runtime.Result {
+		emit(runtime.Event{Type: lifecycle.EventSceneObserved, Scene: &scene.Scene{Package: "com.taobao.taobao"}})
+		return runtime.Result{Status: lifecycle.Failed, Cause: lifecycle.CauseDeviceGone, Reason: "the phone stopped answering"}
+	}))
+	dev := &factsDevice{Device: fake.New(&scene.Scene{Package: "x"}), versions: map[string]string{"com.taobao.taobao": "10.40.10"}}
+	tk, _, err := s.RunNow(t.Context(), Request{Goal: "g", Device: "sim", Planner: "rule"}, dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close(t.Context())
+	if len(dev.asked) != 0 {
+		t.Errorf("asked a gone phone for %v", dev.asked)
+	}
+	got, _ := store.Task(t.Context(), tk.ID)
+	if got.Cause != lifecycle.CauseDeviceGone {
+		t.Errorf("task ended %s/%s", got.Status, got.Cause)
+	}
+}

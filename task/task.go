@@ -795,6 +795,11 @@ func (s *Service) run(ctx context.Context, t storage.Task, open opener, rec *rec
 	}
 	res = s.runner.Run(ctx, t, dev, emit, &person{s: s, e: e, rec: rec})
 	seen.add(res.FinalScene)
+	if res.Cause == lifecycle.CauseDeviceGone {
+		// A phone that vanished or froze cannot answer: asking would hold
+		// the task's end for factsTimeout.
+		return res, nil
+	}
 	// The task's own context may be cancelled by now; the answers are
 	// still wanted (bounded by factsTimeout).
 	return res, deviceInfo(context.WithoutCancel(ctx), dev, seen.list())
