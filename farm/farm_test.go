@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"phonepilot/device"
@@ -319,9 +320,11 @@ func TestAnyDeviceRoutesByLabels(t *testing.T) {
 	e := newEnv(t)
 	front, _ := e.front()
 	run := &sleepy{d: 30 * time.Millisecond}
+	// Each device has more labels than the tasks ask for: a device takes a
+	// task whose labels are a subset of its own.
 	e.worker("a", &fakeDevices{offers: []Offer{
-		{Name: "sim:en", Labels: map[string]string{"locale": "en"}},
-		{Name: "sim:zh", Labels: map[string]string{"locale": "zh"}},
+		{Name: "sim:en", Labels: map[string]string{"locale": "en", "rack": "a"}},
+		{Name: "sim:zh", Labels: map[string]string{"locale": "zh", "rack": "b"}},
 	}}, run, nil)
 	e.waitRegistered("sim:en", "sim:zh")
 	var zh []string
@@ -335,8 +338,12 @@ func TestAnyDeviceRoutesByLabels(t *testing.T) {
 	_, err := front.Submit(e.ctx, task.Request{Goal: "g", Device: AnyDevice, Labels: map[string]string{"locale": "fr", "rack": "b"}})
 	if !errors.Is(err, task.ErrUnroutable) {
 		t.Errorf("a task whose labels no device has: %v, want a refusal (task.ErrUnroutable)", err)
-	} else if msg := err.Error(); !strings.Contains(msg, "locale=fr rack=b") || !strings.Contains(msg, "locale=en|zh") {
+	} else if msg := err.Error(); !strings.Contains(msg, "locale=fr rack=b") || !strings.Contains(msg, "locale=en|zh") || !strings.Contains(msg, "rack=a|b") {
 		t.Errorf("the refusal %q should name the labels asked for and those the farm's devices have", msg)
+	}
+	// Each label is some device's, but no device has both.
+	if _, err := front.Submit(e.ctx, task.Request{Goal: "g", Device: AnyDevice, Labels: map[string]string{"locale": "zh", "rack": "a"}}); !errors.Is(err, task.ErrUnroutable) {
+		t.Errorf("labels no one device has together: %v, want a refusal", err)
 	}
 	for _, id := range zh {
 		tk := e.waitTask(id, 10*time.Second, final)
@@ -794,5 +801,79 @@ func TestDiscardedJobFailsItsTask(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("last event %s %s, want the failed status (a stream of the task ends)", last.Type, last.Data)
 		}
+	}
+}
+
+// Every rule of "can a device of the farm take this task" and its
+// opposite, as submit asks it of the devices' labels (online or offline).
+func TestRoutingRules(t *testing.T) {
+	e := newEnv(t)
+	e.front() // the schema
+	add := func(name string, online bool, labels map[string]string) {
+		if _, err := e.pool.Exec(e.ctx, `INSERT INTO farm_devices (name, worker, host, queue, labels, online, seen)
+			VALUES ($1, 'w', 'h', $1, $2, $3, now())`, name, labelsJSON(labels), online); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ask := func(want map[string]string) error {
+		var err error
+		txErr := pgx.BeginFunc(e.ctx, e.pool, func(tx pgx.Tx) error { err = routable(e.ctx, tx, want); return nil })
+		if txErr != nil {
+			t.Fatal(txErr)
+		}
+		return err
+	}
+	if err := ask(nil); !errors.Is(err, task.ErrUnroutable) {
+		t.Errorf("a farm with no devices takes an any task: %v", err)
+	}
+	add("sim:a", true, map[string]string{"locale": "zh", "rack": "a"})
+	add("sim:b", false, map[string]string{"locale": "ja", "rack": "b"})
+	for _, c := range []struct {
+		rule string
+		want map[string]string
+		ok   bool
+	}{
+		{"no labels: any device takes it", nil, true},
+		{"labels a device has exactly", map[string]string{"locale": "zh", "rack": "a"}, true},
+		{"labels a subset of a device's", map[string]string{"locale": "zh"}, true},
+		{"opposite: more labels than any device has", map[string]string{"locale": "zh", "rack": "a", "gpu": "yes"}, false},
+		{"opposite: a value no device has", map[string]string{"locale": "fr"}, false},
+		{"opposite: a key no device has", map[string]string{"os": "ios"}, false},
+		{"opposite: each label some device's, no device both", map[string]string{"locale": "zh", "rack": "b"}, false},
+		{"an offline device's labels: accepted, it waits for it", map[string]string{"locale": "ja"}, true},
+	} {
+		err := ask(c.want)
+		if got := err == nil; got != c.ok {
+			t.Errorf("%s: %v → %v, want accepted=%v", c.rule, c.want, err, c.ok)
+		}
+		if err != nil && !errors.Is(err, task.ErrUnroutable) {
+			t.Errorf("%s: %v does not wrap task.ErrUnroutable", c.rule, err)
+		}
+	}
+}
+
+// A running task whose lease row is gone (the farm reaped it, or another
+// worker took the phone over) is stopped at the worker's next heartbeat:
+// two tasks must never drive one phone.
+func TestRunningTaskWithoutItsLeaseIsStopped(t *testing.T) {
+	e := newEnv(t)
+	front, _ := e.front()
+	run := &blocker{}
+	e.worker("a", &fakeDevices{offers: []Offer{{Name: "sim:a"}}}, run, nil)
+	tk, err := front.Submit(e.ctx, task.Request{Goal: "g", Device: "sim:a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.waitTask(tk.ID, 10*time.Second, func(t storage.Task) bool { return t.Status == lifecycle.Running })
+	tag, err := e.pool.Exec(e.ctx, "DELETE FROM farm_leases WHERE task_id = $1", tk.ID)
+	if err != nil || tag.RowsAffected() != 1 {
+		t.Fatalf("delete the task's lease: %v (%d rows)", err, tag.RowsAffected())
+	}
+	got := e.waitTask(tk.ID, 10*time.Second, final)
+	if got.Status == lifecycle.Completed || run.stopped.Load() != 1 {
+		t.Errorf("the task whose lease is gone: %s (%s), runs stopped %d; want it stopped", got.Status, got.Reason, run.stopped.Load())
+	}
+	if !strings.Contains(got.Reason, "lease") {
+		t.Errorf("the stopped task's reason %q does not say it lost its lease", got.Reason)
 	}
 }

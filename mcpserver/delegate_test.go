@@ -185,7 +185,16 @@ func TestLeaseOutlivesSessionWhileItsTaskWaits(t *testing.T) {
 	out := must(t, a, "run_task", map[string]any{"goal": buyGoal})
 	id := taskIDRE.FindStringSubmatch(out)[1]
 	a.Close()
-	time.Sleep(50 * time.Millisecond) // the server notices the session's end
+	h.sessionsEnded(t, 1)
+	// The lease itself outlives the session (not only the task service's
+	// record of the running task): list_devices reads the lease table.
+	if out := must(t, b, "list_devices", nil); !strings.Contains(out, "sim (sim, device) busy, held by session-1 (starter 1.0)") {
+		t.Fatalf("list_devices after the session whose task waits closed: %s", out)
+	}
+	h.clock.Advance(time.Hour) // far past the idle time: the waiting task holds it
+	if out := must(t, b, "list_devices", nil); !strings.Contains(out, "busy, held by session-1") {
+		t.Fatalf("list_devices an hour on, the task still waiting: %s", out)
+	}
 	if out, isErr := call(t, b, "observe", nil); !isErr || !strings.Contains(out, "task "+id+" runs on it") {
 		t.Fatalf("observe while a's task waits for approval: error=%v %s", isErr, out)
 	}
@@ -246,7 +255,12 @@ func TestTaskFromElsewhereWaitsForTheSessionsLease(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(400 * time.Millisecond) // four looks at the lease
+	// Four looks of the queue at the lease, counted, not guessed from time.
+	for looks, deadline := h.heldLooks.Load(), time.Now().Add(5*time.Second); h.heldLooks.Load() < looks+4; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the task service did not look at the lease")
+		}
+	}
 	if got, err := h.svc.Get(t.Context(), tk.ID); err != nil || got.Status != lifecycle.Queued {
 		t.Fatalf("task from elsewhere while a session holds the device: %s %v; want queued", got.Status, err)
 	}

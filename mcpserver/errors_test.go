@@ -3,6 +3,7 @@ package mcpserver_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -53,6 +54,57 @@ func TestStaleAndUnknownIndex(t *testing.T) {
 	now := afterListing(out)
 	if !strings.Contains(now, "messag") {
 		t.Errorf("the stale error does not show the screen now:\n%s", out)
+	}
+}
+
+// The element an index names is relabelled in the same app behind the
+// client's back (a person types into the field): the app in front is the
+// same, so only the element comparison can tell; the tap is refused as
+// stale, naming what the element was and is, and the phone is untouched.
+func TestStaleIndexInTheSameApp(t *testing.T) {
+	h := newHarness(t)
+	cs := h.connect(t, "stale-same-app", nil)
+	must(t, cs, "observe", nil)
+	out := must(t, cs, "launch_app", map[string]any{"app": "Taobao"})
+	if strings.Contains(out, "poplayer_close") {
+		out = must(t, cs, "tap", map[string]any{"element": index(t, afterListing(out), `id=poplayer_close`)})
+	}
+	out = must(t, cs, "tap", map[string]any{"element": index(t, afterListing(out), `id=home_searchbar`)})
+	field := index(t, afterListing(out), `EditText`)
+	p, err := h.devs.phone("sim")
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, err := p.Device().Scene(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Device().TypeText(t.Context(), "ipad"); err != nil {
+		t.Fatal(err)
+	}
+	mid, err := p.Device().Scene(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mid.Package != before.Package || !strings.Contains(mid.Listing(), "ipad") {
+		t.Fatalf("the setup did not relabel the field in the same app: %s → %s\n%s", before.Package, mid.Package, mid.Listing())
+	}
+	out, isErr := call(t, cs, "type_text", map[string]any{"element": field, "text": "Mac mini", "submit": true})
+	t.Logf("type_text on the relabelled field: %s", out)
+	if !isErr || !strings.Contains(out, "stale index") || !strings.Contains(out, fmt.Sprintf("element [%d] was", field)) ||
+		!strings.Contains(out, "ipad") || strings.Contains(out, "app in front changed") {
+		t.Fatalf("type_text on a field relabelled in the same app: error=%v %s", isErr, out)
+	}
+	after, err := p.Device().Scene(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Listing() != mid.Listing() {
+		t.Errorf("the refused stale type_text touched the phone:\n%s\nwas:\n%s", after.Listing(), mid.Listing())
+	}
+	// The error's listing is the session's now: the same index acts.
+	if out := must(t, cs, "type_text", map[string]any{"element": field, "text": " pro"}); !strings.Contains(out, "typed") {
+		t.Errorf("type_text on the index of the stale error's listing: %s", out)
 	}
 }
 
@@ -175,16 +227,24 @@ func TestGatedActionWithoutElicitation(t *testing.T) {
 // A client that can ask: the user is asked through elicitation; yes runs
 // the action (the cashier opens), no leaves the phone as it was.
 func TestGatedActionWithElicitation(t *testing.T) {
-	for _, yes := range []bool{true, false} {
+	for _, c := range []struct {
+		yes    bool
+		answer *mcp.ElicitResult
+	}{
+		{true, &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}},
+		{false, &mcp.ElicitResult{Action: "decline"}},
+		// A decline is a no whatever the form carries.
+		{false, &mcp.ElicitResult{Action: "decline", Content: map[string]any{"approve": true}}},
+		{false, &mcp.ElicitResult{Action: "cancel", Content: map[string]any{"approve": true}}},
+		{false, &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": false}}},
+	} {
+		yes := c.yes
 		h := newHarness(t)
 		var asked []string
 		cs := h.connect(t, "elicits", &mcp.ClientOptions{
 			ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 				asked = append(asked, req.Params.Message)
-				if !yes {
-					return &mcp.ElicitResult{Action: "decline"}, nil
-				}
-				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}, nil
+				return c.answer, nil
 			},
 		})
 		buy := buyNow(t, cs)

@@ -3,11 +3,13 @@ package mcpserver_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,6 +19,7 @@ import (
 	"phonepilot/device/sim"
 	"phonepilot/flow"
 	"phonepilot/internal/clock"
+	"phonepilot/internal/testlog"
 	"phonepilot/mcpserver"
 	"phonepilot/plan"
 	"phonepilot/plan/rule"
@@ -85,10 +88,15 @@ func (t taskDevices) Open(_ context.Context, name string) (device.Device, func()
 }
 
 type harness struct {
-	srv   *mcpserver.Server
-	devs  *simDevices
-	svc   *task.Service
-	clock *clock.Fake
+	// logs has the server's lines: a test waits on the server's own
+	// account of an event, not on a guessed real-time sleep.
+	logs *testlog.Buffer
+	// heldLooks counts the task service's looks at the lease table.
+	heldLooks atomic.Int64
+	srv       *mcpserver.Server
+	devs      *simDevices
+	svc       *task.Service
+	clock     *clock.Fake
 }
 
 // blockGoal is a goal whose task runs until it is cancelled.
@@ -102,7 +110,7 @@ func fastRuntime() runtime.Config {
 
 func newHarness(t *testing.T) *harness {
 	t.Helper()
-	h := &harness{devs: newSimDevices(), clock: clock.NewFake(time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC))}
+	h := &harness{logs: &testlog.Buffer{}, devs: newSimDevices(), clock: clock.NewFake(time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC))}
 	store, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "pp.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -136,7 +144,10 @@ func newHarness(t *testing.T) *harness {
 		return r.Run(ctx, tk.Goal)
 	})
 	leases := mcpserver.NewLeases(h.clock, mcpserver.DefaultLeaseIdle)
-	h.svc, err = task.New(task.Config{PollInterval: 20 * time.Millisecond, Held: leases.HeldAgainst}, store, taskDevices{h.devs}, runner)
+	h.svc, err = task.New(task.Config{PollInterval: 20 * time.Millisecond, Held: func(dev, id string) bool {
+		h.heldLooks.Add(1)
+		return leases.HeldAgainst(dev, id)
+	}}, store, taskDevices{h.devs}, runner)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,13 +161,24 @@ func newHarness(t *testing.T) *harness {
 	})
 	h.srv, err = mcpserver.New(mcpserver.Config{
 		Devices: h.devs, Tasks: h.svc, Planners: []string{"rule", "ai"}, MaxSteps: 30,
-		Runtime: fastRuntime(), Gate: gate, Clock: h.clock, Leases: leases,
+		Runtime: fastRuntime(), Gate: gate, Clock: h.clock, Leases: leases, Logger: slog.New(slog.NewTextHandler(h.logs, nil)),
 		ApproveHint: "the web page of phonepilot mcp --http, or POST /v1/tasks/{id}/approve",
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return h
+}
+
+// sessionsEnded waits until the server has ended n sessions (released
+// their leases and devices).
+func (h *harness) sessionsEnded(t *testing.T, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); strings.Count(h.logs.String(), "mcp session ended") < n; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the server did not end %d sessions:\n%s", n, h.logs.String())
+		}
+	}
 }
 
 // connect opens an MCP session with the SDK's own client, in process.

@@ -214,9 +214,22 @@ func TestStoreDownMidTaskLosesNothing(t *testing.T) {
 	if stored.Status != lifecycle.Completed || stored.Finished == nil || len(stored.FinalScene) == 0 {
 		t.Errorf("stored task %s finished %v final scene %d bytes", stored.Status, stored.Finished, len(stored.FinalScene))
 	}
+	if !strings.Contains(string(stored.FinalScene), "com.example") {
+		t.Errorf("stored final scene is not the phone's last screen: %s", stored.FinalScene)
+	}
 	steps, _ := flaky.Steps(t.Context(), tk.ID)
 	if len(steps) != 3 {
 		t.Fatalf("%d steps stored, want 3", len(steps))
+	}
+	// Each step as the runner reported it, in order, with its scene: the
+	// ones recorded while the store was down are not blanks or repeats.
+	for i, st := range steps {
+		n := i + 1
+		if st.TaskID != tk.ID || st.Number != n || st.Intent != fmt.Sprintf("step %d", n) || st.Status != lifecycle.StepSucceeded ||
+			st.Call.Name != tools.Tap || len(st.Attempts) != 1 || st.Attempts[0].Result != "tapped" || !strings.Contains(string(st.Scene), "com.example") {
+			t.Errorf("stored step %d: task %s number %d intent %q status %s call %s attempts %+v scene %s",
+				n, st.TaskID, st.Number, st.Intent, st.Status, st.Call, st.Attempts, st.Scene)
+		}
 	}
 	var types []string
 	for i, e := range events {
@@ -228,6 +241,15 @@ func TestStoreDownMidTaskLosesNothing(t *testing.T) {
 	want := "task_queued,status,status,task_started,step_started,step_finished,step_started,step_finished,step_started,step_finished,status"
 	if strings.Join(types, ",") != want {
 		t.Errorf("events\n%s\nwant\n%s", strings.Join(types, ","), want)
+	}
+	var stepsOf []int
+	for _, e := range events {
+		if e.Type == lifecycle.EventStepFinished {
+			stepsOf = append(stepsOf, e.Step)
+		}
+	}
+	if fmt.Sprint(stepsOf) != "[1 2 3]" || !lastIsFinal(events) {
+		t.Errorf("step_finished events of steps %v; final status event last: %v", stepsOf, lastIsFinal(events))
 	}
 }
 
@@ -368,12 +390,24 @@ func TestRecoverInterruptsDeadOwners(t *testing.T) {
 		}
 		return tk
 	}
-	dead, deadWaiting, live, self := mk(lifecycle.Running, "h:1"), mk(lifecycle.WaitingUser, "h:1"), mk(lifecycle.Running, "h:2"), mk(lifecycle.Running, "h:3")
-	ids, err := Recover(t.Context(), store, "h:3", func(o string) bool { return o == "h:1" }, nil, nil)
-	if err != nil || len(ids) != 2 {
-		t.Fatalf("recovered %v, %v", ids, err)
+	// Each dead owner has one kind of task only, so that finding the owner
+	// dead through one status cannot interrupt the others by the way.
+	dead, deadWaiting, deadApproval := mk(lifecycle.Running, "h:1"), mk(lifecycle.WaitingUser, "h:4"), mk(lifecycle.WaitingApproval, "h:5")
+	live, liveWaiting, self := mk(lifecycle.Running, "h:2"), mk(lifecycle.WaitingUser, "h:2"), mk(lifecycle.Running, "h:3")
+	deadQueued, deadDone := mk(lifecycle.Queued, "h:6"), mk(lifecycle.Completed, "h:6")
+	ids, err := Recover(t.Context(), store, "h:3", func(o string) bool { return o == "h:1" || o == "h:4" || o == "h:5" || o == "h:6" }, nil, nil)
+	if err != nil || len(ids) != 3 {
+		t.Fatalf("recovered %v, %v; want the 3 running or waiting tasks of dead owners", ids, err)
 	}
-	for _, tk := range []storage.Task{dead, deadWaiting} {
+	for _, tk := range []storage.Task{deadQueued, deadDone} {
+		if got, _ := store.Task(t.Context(), tk.ID); got.Status != tk.Status {
+			t.Errorf("a dead owner's %s task became %s: only running and waiting ones are interrupted", tk.Status, got.Status)
+		}
+	}
+	if got, _ := store.Task(t.Context(), liveWaiting.ID); got.Status != lifecycle.WaitingUser {
+		t.Errorf("a live owner's waiting task became %s", got.Status)
+	}
+	for _, tk := range []storage.Task{dead, deadWaiting, deadApproval} {
 		got, _ := store.Task(t.Context(), tk.ID)
 		events, _ := store.Events(t.Context(), tk.ID, 0, 0)
 		if got.Status != lifecycle.Interrupted || got.Cause != lifecycle.CauseInterrupted || len(events) != 1 || !lastIsFinal(events) {
@@ -539,5 +573,73 @@ func TestCancelWhileStarting(t *testing.T) {
 	}
 	if got, _ := s.Get(t.Context(), tk.ID); got.Status != lifecycle.Cancelled || got.Cause != lifecycle.CauseCancelled {
 		t.Errorf("the task is %s (%s); want cancelled (cancelled)", got.Status, got.Cause)
+	}
+}
+
+// At start the queued tasks of a dead owner (and this one's) are queued
+// again and run oldest first; a live owner's queued tasks are left to it.
+func TestStartRequeuesDeadOwnersQueuedTasksOldestFirst(t *testing.T) {
+	store := openStore(t)
+	base := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	mk := func(goal, owner string, age int) storage.Task {
+		tk, err := store.CreateTask(t.Context(), storage.Task{Goal: goal, Device: "sim", Planner: "rule", Status: lifecycle.Queued,
+			Owner: owner, Created: base.Add(time.Duration(age) * time.Minute)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tk
+	}
+	first, second, third := mk("first", "h:1", 1), mk("second", "h:1", 2), mk("third", "h:1", 3)
+	other := mk("live owner's", "h:2", 4)
+	var mu sync.Mutex
+	var ran []string
+	r := RunnerFunc(func(ctx context.Context, tk storage.Task, dev device.Device, emit func(runtime.Event), _ runtime.Person) runtime.Result {
+		mu.Lock()
+		ran = append(ran, tk.Goal)
+		mu.Unlock()
+		return runtime.Result{Status: lifecycle.Completed, Reason: "done"}
+	})
+	s := newService(t, store, r, func(c *Config) {
+		c.Owner = "h:3"
+		c.OwnerGone = func(o string) bool { return o == "h:1" }
+	})
+	for _, tk := range []storage.Task{first, second, third} {
+		if final, err := s.Watch(t.Context(), tk.ID, 0, func(storage.Event) error { return nil }); err != nil || final.Status != lifecycle.Completed {
+			t.Fatalf("the dead owner's queued task %q: %s, %v", tk.Goal, final.Status, err)
+		}
+	}
+	mu.Lock()
+	got := strings.Join(ran, ", ")
+	mu.Unlock()
+	if got != "first, second, third" {
+		t.Errorf("ran %s; want the dead owner's queued tasks, oldest first", got)
+	}
+	if tk, _ := store.Task(t.Context(), other.ID); tk.Status != lifecycle.Queued {
+		t.Errorf("a live owner's queued task became %s", tk.Status)
+	}
+}
+
+// A watch of a task that ended in another process (its final status
+// stored, nothing more to come) ends with the task, without a final
+// status event of this process to wait for.
+func TestWatchOfATaskEndedElsewhere(t *testing.T) {
+	store := openStore(t)
+	s := newService(t, store, &stepRunner{steps: 1})
+	for _, withEvent := range []bool{false, true} {
+		tk, err := store.CreateTask(t.Context(), storage.Task{Goal: "g", Device: "sim", Planner: "rule", Status: lifecycle.Completed, Owner: "elsewhere:1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if withEvent {
+			if _, err := store.AppendEvent(t.Context(), statusEvent(tk.ID, lifecycle.Completed, "", "done", time.Now())); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+		final, err := s.Watch(ctx, tk.ID, 0, func(storage.Event) error { return nil })
+		cancel()
+		if err != nil || final.Status != lifecycle.Completed {
+			t.Errorf("final status event stored %v: watch of a task ended elsewhere = %s, %v; want it to end, completed", withEvent, final.Status, err)
+		}
 	}
 }

@@ -1,0 +1,226 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+)
+
+func main() {
+	if err := run(context.Background(), os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "mutate:", err)
+		os.Exit(1)
+	}
+}
+
+// outcome is what the tests made of one mutation.
+type outcome int
+
+const (
+	caught outcome = iota
+	missed
+	broken // does not build: not a bug a test can catch, the list must change
+)
+
+func (o outcome) String() string { return [...]string{"caught", "MISSED", "BROKEN"}[o] }
+
+func run(ctx context.Context, args []string, w io.Writer) error {
+	fs := flag.NewFlagSet("mutate", flag.ContinueOnError)
+	list := fs.String("list", "scripts/mutations.txt", "the mutation list")
+	only := fs.String("pkg", "", "comma-separated packages of the list (its first word) to run; all when empty")
+	id := fs.String("run", "", "a regexp: only the mutations whose PKG/ID matches")
+	check := fs.Bool("check", false, "only check that every mutation still applies; run no test")
+	timeout := fs.Duration("timeout", 5*time.Minute, "go test -timeout for each run (a hang is caught)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	ms, err := ReadFile(*list)
+	if err != nil {
+		return err
+	}
+	var re *regexp.Regexp
+	if *id != "" {
+		if re, err = regexp.Compile(*id); err != nil {
+			return err
+		}
+	}
+	pkgs := strings.FieldsFunc(*only, func(r rune) bool { return r == ',' })
+	var todo []Mutation
+	for _, m := range ms {
+		if (len(pkgs) == 0 || slices.Contains(pkgs, m.Pkg)) && (re == nil || re.MatchString(m.Name())) {
+			todo = append(todo, m)
+		}
+	}
+	if len(todo) == 0 {
+		return errors.New("no mutation selected")
+	}
+	// Every mutation must apply before any test runs.
+	mutated := make([]string, len(todo))
+	var stale []error
+	for i, m := range todo {
+		src, err := os.ReadFile(m.File)
+		if err != nil {
+			stale = append(stale, fmt.Errorf("%s: %w: %v", m.Name(), ErrNoLongerApplies, err))
+			continue
+		}
+		if mutated[i], err = Apply(m, string(src)); err != nil {
+			stale = append(stale, err)
+		}
+	}
+	if len(stale) > 0 {
+		for _, e := range stale {
+			fmt.Fprintln(w, "STALE", e)
+		}
+		return fmt.Errorf("%d of %d mutations no longer apply: update %s to the code", len(stale), len(todo), *list)
+	}
+	if *check {
+		fmt.Fprintf(w, "all %d mutations apply\n", len(todo))
+		return nil
+	}
+	tmp, err := os.MkdirTemp("", "mutate")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+
+	// The unmutated tests must pass, or every mutation would look caught.
+	base := map[string]bool{}
+	for _, m := range todo {
+		for _, p := range m.Test {
+			base[p] = true
+		}
+	}
+	var basePkgs []string
+	for p := range base {
+		basePkgs = append(basePkgs, p)
+	}
+	slices.Sort(basePkgs)
+	fmt.Fprintf(w, "baseline: go test %s\n", strings.Join(basePkgs, " "))
+	if out, err := goTest(ctx, "", *timeout, basePkgs); err != nil {
+		return fmt.Errorf("the tests fail without any mutation: %v\n%s", err, tail(out, 40))
+	}
+
+	type tally struct{ made, caught int }
+	per := map[string]*tally{}
+	var order []string
+	var missedNames, brokenNames []string
+	for i, m := range todo {
+		abs, _ := filepath.Abs(m.File)
+		file := filepath.Join(tmp, fmt.Sprintf("m%d.go", i))
+		if err := os.WriteFile(file, []byte(mutated[i]), 0o644); err != nil {
+			return err
+		}
+		ov, _ := json.Marshal(map[string]map[string]string{"Replace": {abs: file}})
+		ovFile := filepath.Join(tmp, fmt.Sprintf("m%d.json", i))
+		if err := os.WriteFile(ovFile, ov, 0o644); err != nil {
+			return err
+		}
+		start := time.Now()
+		out, err := goTest(ctx, ovFile, *timeout, m.Test)
+		o, why := judge(out, err)
+		if per[m.Pkg] == nil {
+			per[m.Pkg] = &tally{}
+			order = append(order, m.Pkg)
+		}
+		if o != broken {
+			per[m.Pkg].made++
+		}
+		switch o {
+		case caught:
+			per[m.Pkg].caught++
+		case missed:
+			missedNames = append(missedNames, m.Name())
+		case broken:
+			brokenNames = append(brokenNames, m.Name())
+		}
+		fmt.Fprintf(w, "%-7s %-40s %s (%s, %s)\n", o, m.Name(), m.Desc, why, time.Since(start).Round(time.Second))
+	}
+	fmt.Fprintln(w, "\ncaught / made, per package:")
+	var all tally
+	for _, p := range order {
+		t := per[p]
+		all.made += t.made
+		all.caught += t.caught
+		fmt.Fprintf(w, "  %-12s %3d / %-3d %s\n", p, t.caught, t.made, pct(t.caught, t.made))
+	}
+	fmt.Fprintf(w, "  %-12s %3d / %-3d %s\n", "total", all.caught, all.made, pct(all.caught, all.made))
+	if len(missedNames) > 0 {
+		fmt.Fprintf(w, "missed: %s\n", strings.Join(missedNames, " "))
+	}
+	if len(brokenNames) > 0 {
+		return fmt.Errorf("%d mutations do not build (fix them in %s): %s", len(brokenNames), *list, strings.Join(brokenNames, " "))
+	}
+	return nil
+}
+
+func pct(a, b int) string {
+	if b == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%.1f%%", 100*float64(a)/float64(b))
+}
+
+func goTest(ctx context.Context, overlay string, timeout time.Duration, pkgs []string) ([]byte, error) {
+	args := []string{"test", "-count=1", "-failfast", "-timeout", timeout.String()}
+	if overlay != "" {
+		args = append(args, "-overlay", overlay)
+	}
+	cmd := exec.CommandContext(ctx, "go", append(args, pkgs...)...)
+	var b bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &b, &b
+	err := cmd.Run()
+	return b.Bytes(), err
+}
+
+var (
+	failRE  = regexp.MustCompile(`(?m)^\s*--- FAIL: (\S+)`)
+	panicRE = regexp.MustCompile(`(?m)^panic: (.*)$`)
+	buildRE = regexp.MustCompile(`(?m)\[build failed\]|\[setup failed\]|^# .*\n.*\.go:\d+:\d+: |vet: `)
+)
+
+// judge reads a go test run of a mutant.
+func judge(out []byte, err error) (outcome, string) {
+	if err == nil {
+		return missed, "every test passed"
+	}
+	if buildRE.Match(out) {
+		return broken, "does not build: " + firstLine(buildRE.FindString(string(out)))
+	}
+	var names []string
+	for _, m := range failRE.FindAllSubmatch(out, -1) {
+		names = append(names, string(m[1]))
+	}
+	switch {
+	case len(names) > 0:
+		return caught, "failed " + strings.Join(names, ", ")
+	case bytes.Contains(out, []byte("test timed out")):
+		return caught, "timed out"
+	case panicRE.Match(out):
+		return caught, "panic: " + string(panicRE.FindSubmatch(out)[1])
+	}
+	return caught, "go test failed: " + firstLine(string(tail(out, 1)))
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
+}
+
+func tail(b []byte, n int) []byte {
+	lines := bytes.Split(bytes.TrimRight(b, "\n"), []byte("\n"))
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return bytes.Join(lines, []byte("\n"))
+}
