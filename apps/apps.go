@@ -124,7 +124,7 @@ func Key(s string) string {
 // app a package belongs to (lower case).
 var (
 	index     = indexBy(func(a App) []string { return a.Names }, Key)
-	byPackage = indexBy(func(a App) []string { return a.Packages }, strings.ToLower)
+	byPackage = indexBy(identities, strings.ToLower)
 )
 
 // indexBy maps every key of every app, folded, to the app; the first app
@@ -182,7 +182,7 @@ func InFront(pkg, app string) bool {
 		return a == byPackage[strings.ToLower(pkg)]
 	}
 	if a, ok := Lookup(app); ok {
-		for _, p := range a.Packages {
+		for _, p := range identities(a) {
 			if strings.EqualFold(p, pkg) {
 				return true
 			}
