@@ -1,12 +1,12 @@
 package wda
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"image/png"
-	"bytes"
 	"net/http"
 	"strings"
 	"sync"
@@ -75,7 +75,7 @@ func (d *Device) Client() *Client { return d.c }
 func (d *Device) readScreen(ctx context.Context) error {
 	var v struct {
 		ScreenSize struct{ Width, Height float64 } `json:"screenSize"`
-		Scale      float64                        `json:"scale"`
+		Scale      float64                         `json:"scale"`
 	}
 	if err := d.c.call(ctx, http.MethodGet, "/wda/screen", nil, &v); err != nil {
 		return err
