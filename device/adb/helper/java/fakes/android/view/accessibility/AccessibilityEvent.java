@@ -1,0 +1,6 @@
+package android.view.accessibility;
+
+/** JVM fake. */
+public final class AccessibilityEvent {
+    public AccessibilityEvent() {}
+}

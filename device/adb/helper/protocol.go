@@ -1,0 +1,181 @@
+package helper
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// ProtocolVersion is the version this package speaks (Protocol.java VERSION).
+const ProtocolVersion = 1
+
+// Op is a request (and its reply's) type byte.
+type Op byte
+
+// The requests (Protocol.java).
+const (
+	OpHello      Op = 'H'
+	OpTree       Op = 'T'
+	OpScreenshot Op = 'S'
+	OpSetText    Op = 'X'
+	OpTap        Op = 'P'
+	OpLongPress  Op = 'L'
+	OpSwipe      Op = 'W'
+	OpKey        Op = 'K'
+	OpFrontApp   Op = 'A'
+	OpChanges    Op = 'C'
+	OpQuit       Op = 'Q'
+	opError      Op = 'E'
+)
+
+// Code is an error reply's code.
+type Code byte
+
+// Error codes (Protocol.java E_*).
+const (
+	CodeBadRequest Code = 1
+	CodeTooLarge   Code = 2
+	CodeNoFocus    Code = 3
+	CodeNoWindow   Code = 4
+	CodeFailed     Code = 5
+	CodeNotFound   Code = 6
+)
+
+func (c Code) String() string {
+	switch c {
+	case CodeBadRequest:
+		return "bad request"
+	case CodeTooLarge:
+		return "too large"
+	case CodeNoFocus:
+		return "no focus"
+	case CodeNoWindow:
+		return "no window"
+	case CodeFailed:
+		return "failed"
+	case CodeNotFound:
+		return "not found"
+	}
+	return "code " + strconv.Itoa(int(c))
+}
+
+// Size limits, the same on both sides.
+const (
+	MaxRequest = 1 << 20
+	MaxReply   = 64 << 20
+)
+
+// Tree request flags (Protocol.java TREE_*).
+const (
+	treeExtras   = 1
+	treeExplicit = 1 << 31
+)
+
+// Error is the helper's error reply: the request reached it and it said no.
+type Error struct {
+	Code    Code
+	Message string
+}
+
+func (e *Error) Error() string { return "helper: " + e.Code.String() + ": " + e.Message }
+
+// ErrFrameTooLarge: a frame announced a length past the limit.
+var ErrFrameTooLarge = errors.New("helper: frame over the size limit")
+
+// writeFrame writes one frame: 4-byte big-endian length, type, payload.
+func writeFrame(w io.Writer, op Op, payload []byte) error {
+	buf := make([]byte, 5+len(payload))
+	binary.BigEndian.PutUint32(buf, uint32(len(payload)+1))
+	buf[4] = byte(op)
+	copy(buf[5:], payload)
+	_, err := w.Write(buf)
+	return err
+}
+
+// readFrame reads one frame of at most max bytes.
+func readFrame(r io.Reader, max int) (Op, []byte, error) {
+	var h [5]byte
+	if _, err := io.ReadFull(r, h[:4]); err != nil {
+		return 0, nil, err
+	}
+	n := binary.BigEndian.Uint32(h[:4])
+	if n < 1 || n > uint32(max) {
+		return 0, nil, fmt.Errorf("%w: %d bytes (limit %d)", ErrFrameTooLarge, n, max)
+	}
+	if _, err := io.ReadFull(r, h[4:5]); err != nil {
+		return 0, nil, unexpected(err)
+	}
+	payload := make([]byte, n-1)
+	if _, err := io.ReadFull(r, payload); err != nil {
+		return 0, nil, unexpected(err)
+	}
+	return Op(h[4]), payload, nil
+}
+
+func unexpected(err error) error {
+	if err == io.EOF {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+func writeError(w io.Writer, code Code, msg string) error {
+	return writeFrame(w, opError, append([]byte{byte(code)}, msg...))
+}
+
+func ints(v ...int) []byte {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.BigEndian.PutUint32(b[4*i:], uint32(int32(x)))
+	}
+	return b
+}
+
+// Hello is what the helper says first.
+type Hello struct {
+	Proto int
+	SDK   int
+	PID   int
+}
+
+// ParseHello reads "phonepilot-helper proto=1 sdk=34 pid=1234".
+func ParseHello(s string) (Hello, error) {
+	f := strings.Fields(s)
+	if len(f) == 0 || f[0] != "phonepilot-helper" {
+		return Hello{}, fmt.Errorf("helper: not a phonepilot helper hello: %q", clip(s))
+	}
+	var h Hello
+	for _, kv := range f[1:] {
+		k, v, _ := strings.Cut(kv, "=")
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return Hello{}, fmt.Errorf("helper: bad hello field %q", kv)
+		}
+		switch k {
+		case "proto":
+			h.Proto = n
+		case "sdk":
+			h.SDK = n
+		case "pid":
+			h.PID = n
+		}
+	}
+	if h.Proto != ProtocolVersion {
+		return h, fmt.Errorf("helper: speaks protocol %d, phonepilot speaks %d", h.Proto, ProtocolVersion)
+	}
+	return h, nil
+}
+
+func (h Hello) String() string {
+	return fmt.Sprintf("phonepilot-helper proto=%d sdk=%d pid=%d", h.Proto, h.SDK, h.PID)
+}
+
+func clip(s string) string {
+	if len(s) > 120 {
+		return s[:120] + "…"
+	}
+	return s
+}
