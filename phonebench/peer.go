@@ -101,7 +101,7 @@ func (h *harness) peerLoop(ctx context.Context, r *run) peerResult {
 // peerAct runs one call once: the gate first (the harness approves what
 // it stops), then the tool. It returns the tool's result or error text.
 func (h *harness) peerAct(ctx context.Context, r *run, gate runtime.Gate, dev device.Device, sc *scene.Scene, call tools.Call) (string, bool) {
-	if t, ok := tools.Lookup(call.Name); ok && t.Act(call).Kind != tools.ActNone {
+	if len(tools.Declare(call, sc).Inputs) > 0 {
 		var el *scene.Element
 		if i, ok := tools.ElementArg(call); ok {
 			if e, found := sc.Element(i); found {

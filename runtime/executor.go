@@ -149,26 +149,20 @@ func (e *executor) execute(ctx context.Context, number int, ps plan.PlannedStep,
 				// Part of the input is on the screen (the text is in the
 				// field, the submit did not land): do only the rest.
 				call = rest
-				outcome, _, flagged, err := e.guard(ctx, number, tool, call, cur)
+				r, err := e.guardedRun(ctx, number, tool, call, cur)
 				if err != nil {
 					return e.abort(rec, start, actedOn, err)
 				}
-				if outcome == guardRefused {
+				if r.outcome == guardRefused {
 					return refused(n, aStart, call)
 				}
-				if outcome == guardApproved {
-					approved = true
-				}
-				irreversible = irreversible || flagged
-				e.last = nil
-				res, err := tools.Run(ctx, e.dev, cur, call, tools.RunOptions{Clock: e.clock})
-				if err != nil {
-					if ctx.Err() != nil || errors.Is(err, device.ErrDisconnected) {
-						return e.abort(rec, start, actedOn, err)
-					}
-					result = done + "; the rest failed: " + err.Error()
+				approved = approved || r.outcome == guardApproved
+				irreversible = irreversible || r.flagged
+				cur = r.scene
+				if r.err != nil {
+					result = done + "; the rest failed: " + r.err.Error()
 				} else {
-					result = done + "; " + res.Text
+					result = done + "; " + r.res.Text
 				}
 			} else {
 				result = "already took effect; not repeated"
@@ -186,34 +180,27 @@ func (e *executor) execute(ctx context.Context, number int, ps plan.PlannedStep,
 					base = sc
 				}
 			}
-			outcome, now, flagged, err := e.guard(ctx, number, tool, call, actScene)
+			r, err := e.guardedRun(ctx, number, tool, call, actScene)
 			if err != nil {
 				return e.abort(rec, start, actedOn, err)
 			}
-			irreversible = irreversible || flagged
-			switch outcome {
-			case guardRefused:
+			irreversible = irreversible || r.flagged
+			if r.outcome == guardRefused {
 				return refused(n, aStart, call)
-			case guardApproved:
-				// The same element on a fresh read of the same screen.
-				approved, actScene, cur = true, now, now
 			}
-			e.last = nil
-			res, err := tools.Run(ctx, e.dev, actScene, call, tools.RunOptions{Clock: e.clock})
-			if err != nil {
-				if ctx.Err() != nil || errors.Is(err, device.ErrDisconnected) {
-					return e.abort(rec, start, actedOn, err)
-				}
-				a := plan.Attempt{Number: n, Result: err.Error(), Duration: e.clock.Now().Sub(aStart)}
+			approved = approved || r.outcome == guardApproved
+			actScene, cur = r.scene, r.scene
+			if r.err != nil {
+				a := plan.Attempt{Number: n, Result: r.err.Error(), Duration: e.clock.Now().Sub(aStart)}
 				rec.Attempts = append(rec.Attempts, a)
 				onAttempt(a, call)
-				lastReason = err.Error()
-				if permanent(err) || approved || irreversible {
+				lastReason = r.err.Error()
+				if permanent(r.err) || approved || irreversible {
 					return fail(lastReason)
 				}
 				continue
 			}
-			result = res.Text
+			result = r.res.Text
 		}
 
 		actedAt := e.clock.Now()
@@ -279,6 +266,41 @@ func (e *executor) execute(ctx context.Context, number int, ps plan.PlannedStep,
 		}
 	}
 	return fail(fmt.Sprintf("%s after %d attempts", lastReason, len(rec.Attempts)))
+}
+
+// ran is what guardedRun did with one call.
+type ran struct {
+	outcome guardOutcome // guardRefused: nothing touched the phone (e.refusal says why)
+	scene   *scene.Scene // the Scene the call ran on (a fresh read after a wait for a person)
+	flagged bool         // the gate took the call for an irreversible action
+	res     tools.Result
+	err     error // the tool's error: the call did not run, or not all of it
+}
+
+// guardedRun is the one way a call reaches the phone: checked against the
+// Scene it was planned on (a call Run would refuse is refused before the
+// gate asks anyone), gated (and approved by a person when the gate wants
+// one), then run. The error ends the task (cancelled, device gone, a
+// refused action asked for again); a tool's own failure is in ran.err.
+func (e *executor) guardedRun(ctx context.Context, number int, tool *tools.Tool, call tools.Call, sc *scene.Scene) (ran, error) {
+	if _, err := tools.Prepare(call, sc); err != nil {
+		return ran{outcome: guardRun, scene: sc, err: err}, nil
+	}
+	outcome, now, flagged, err := e.guard(ctx, number, tool, call, sc)
+	r := ran{outcome: outcome, scene: sc, flagged: flagged}
+	if err != nil || outcome == guardRefused {
+		return r, err
+	}
+	if outcome == guardApproved {
+		// The same element on a fresh read of the same screen.
+		r.scene = now
+	}
+	e.last = nil
+	r.res, r.err = tools.Run(ctx, e.dev, r.scene, call, tools.RunOptions{Clock: e.clock})
+	if r.err != nil && (ctx.Err() != nil || errors.Is(r.err, device.ErrDisconnected)) {
+		return r, r.err
+	}
+	return r, nil
 }
 
 // abort ends a step because the task ends (cancelled, disconnected) or the

@@ -45,7 +45,7 @@ func (e *refusedError) Error() string { return e.reason }
 // category, whatever the policy's verdict), or an error that ends the task
 // (cancelled, a timeout, a refused action asked for again).
 func (e *executor) guard(ctx context.Context, number int, tool *tools.Tool, call tools.Call, sc *scene.Scene) (guardOutcome, *scene.Scene, bool, error) {
-	if tool.Act(call).Kind == tools.ActNone {
+	if len(tools.Declare(call, sc).Inputs) == 0 {
 		return guardRun, sc, false, nil
 	}
 	el := elementOf(call, sc)

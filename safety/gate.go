@@ -9,6 +9,7 @@ package safety
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"phonepilot/scene"
@@ -184,33 +185,77 @@ func appOf(in Input) string {
 // Classify lists every reason to gate the action, the element's own
 // evidence first, then its container, then the screen and the app. It
 // never consults a model and never reads the goal.
+//
+// Every input the call declares (tools.Declare) is judged: a touch, the
+// focusing tap of type_text, a swipe that stays on one clickable element
+// and a key that clicks the focused element are all classified by the
+// rules of a tap on the element they land on; text by the field it goes
+// into; Enter in a field by what the field sends.
 func Classify(in Input) []Finding {
-	c := classifier{in: in, sc: in.Scene}
-	if c.sc == nil {
-		c.sc = &scene.Scene{}
-	}
-	a := actOf(in.Call)
-	switch a.Kind {
-	case tools.ActTouch:
-		el := in.Element
-		if el == nil {
-			if i, ok := tools.ElementArg(in.Call); ok {
-				if e, ok := c.sc.Element(i); ok {
-					el = &e
-				}
+	a := tools.Declare(in.Call, in.Scene)
+	var out []Finding
+	merge := func(c *classifier) {
+		for _, f := range c.out {
+			if !slices.ContainsFunc(out, func(g Finding) bool {
+				return g.Category == f.Category && g.Signal == f.Signal && g.Element == f.Element
+			}) {
+				out = append(out, f)
 			}
 		}
-		c.tap(el)
-	case tools.ActType:
-		c.typeText()
-	case tools.ActKey:
-		if a.Submit {
-			c.enter()
-		}
-	case tools.ActLaunch:
-		c.launch(strings.TrimSpace(a.App))
 	}
-	return c.out
+	fresh := func() *classifier {
+		c := &classifier{in: in, sc: in.Scene}
+		if c.sc == nil {
+			c.sc = &scene.Scene{}
+		}
+		return c
+	}
+	if a.Kind == tools.ActLaunch {
+		c := fresh()
+		c.launch(strings.TrimSpace(a.App))
+		merge(c)
+	}
+	for _, put := range a.Inputs {
+		c := fresh()
+		switch {
+		case put.Kind == tools.InputText:
+			c.typeText(c.element(put.On))
+		case put.Kind == tools.InputKey && tools.KeyActivates(put.Key):
+			c.enter(c.element(put.On), a.Kind == tools.ActType)
+		case put.Kind == tools.InputTap || put.Kind == tools.InputLongPress || put.Activates():
+			// A touch on no element the Scene holds is judged by the screen.
+			c.tap(c.element(put.On))
+			if put.Hit >= 0 {
+				// What the finger lands on when another clickable element
+				// is on top at the point.
+				merge(c)
+				c = fresh()
+				c.tap(c.element(put.Hit))
+			}
+		default:
+			continue
+		}
+		merge(c)
+	}
+	return out
+}
+
+// element is the element an input lands on: the caller's Element when it
+// is the one the call names (it may come from another screen), else the
+// Scene's; nil for none.
+func (c *classifier) element(i int) *scene.Element {
+	if i < 0 {
+		return nil
+	}
+	if e := c.in.Element; e != nil {
+		if j, ok := tools.ElementArg(c.in.Call); ok && j == i {
+			return e
+		}
+	}
+	if e, ok := c.sc.Element(i); ok {
+		return &e
+	}
+	return nil
 }
 
 // actOf is what the call does to the phone, as its tool defines it; a call
@@ -400,22 +445,9 @@ func (c *classifier) screen() {
 	}
 }
 
-// typeText classifies type_text: into a password field, on a payment
-// sheet, and with submit into a message composer.
-func (c *classifier) typeText() {
-	target := c.in.Element
-	if target == nil {
-		if i, ok := tools.ElementArg(c.in.Call); ok {
-			if e, ok := c.sc.Element(i); ok {
-				target = &e
-			}
-		}
-	}
-	if target == nil {
-		if e, ok := c.focusedField(); ok {
-			target = &e
-		}
-	}
+// typeText classifies text typed into target (nil: no field has focus):
+// into a password field, on a payment sheet.
+func (c *classifier) typeText(target *scene.Element) {
 	if target != nil && target.Password {
 		if app := c.payApp(); app != "" {
 			c.add(Finding{Category: Payment, Signal: SignalPaymentApp, Element: target.Index, Text: label(*target),
@@ -426,23 +458,30 @@ func (c *classifier) typeText() {
 		}
 	}
 	c.screen()
-	if target != nil && actOf(c.in.Call).Submit {
-		c.composer(*target, "types and presses Enter in")
-	}
 }
 
-// enter classifies press_key enter: it submits the focused field.
-func (c *classifier) enter() {
+// enter classifies Enter on the focused element e (nil: none): in a text
+// field it submits the field (a message composer sends); on anything else
+// it clicks it, as a tap would (a focused button when the phone is not in
+// touch mode). typed: the Enter of a submitting type_text.
+func (c *classifier) enter(e *scene.Element, typed bool) {
+	if e != nil && !tools.TextTarget(c.sc, *e) {
+		c.tap(e)
+		return
+	}
 	c.screen()
-	e, ok := c.focusedField()
-	if !ok {
+	if e == nil {
 		return
 	}
 	if app := c.payApp(); app != "" && e.Password && !c.has(Payment) {
-		c.add(Finding{Category: Payment, Signal: SignalPaymentApp, Element: e.Index, Text: label(e),
+		c.add(Finding{Category: Payment, Signal: SignalPaymentApp, Element: e.Index, Text: label(*e),
 			Reason: fmt.Sprintf("presses Enter in the password field [%d] of the payment app %s", e.Index, app)})
 	}
-	c.composer(e, "presses Enter in")
+	what := "presses Enter in"
+	if typed {
+		what = "types and presses Enter in"
+	}
+	c.composer(*e, what)
 }
 
 func (c *classifier) composer(e scene.Element, what string) {

@@ -201,7 +201,8 @@ func TestContainerAndCarriedText(t *testing.T) {
 			name: "a nested button's text is its own, not the row's",
 			sc: screen(app, n{class: "android.widget.LinearLayout", id: app + ":id/row", click: true, b: box(5), kids: []n{
 				textView("Ana"),
-				{class: "android.widget.FrameLayout", id: app + ":id/more", click: true, b: box(5), kids: []n{textView("Delete")}},
+				// At the row's end: the finger on the row's middle is not on it.
+				{class: "android.widget.FrameLayout", id: app + ":id/more", click: true, b: scene.Bounds{Left: 900, Top: 500, Right: 1080, Bottom: 600}, kids: []n{textView("Delete")}},
 				textView("Sent a photo"),
 			}}),
 			id: app + ":id/row", want: "", signal: "",

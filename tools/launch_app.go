@@ -27,12 +27,12 @@ var launchAppTool = &Tool{
   "additionalProperties": false
 }`,
 	example: Example{`{"app":"Taobao"}`, `launched Taobao`},
-	run: func(ctx context.Context, env *runEnv, c Call) (Result, error) {
+	inputs: func(c Call, _ *runEnv) []Input {
 		app := args[LaunchAppArgs](c).App
-		if err := env.dev.LaunchApp(ctx, app); err != nil {
-			return Result{}, fmt.Errorf("launch_app %q: %w", app, err)
-		}
-		return Result{Text: "launched " + oneLine(app, 60)}, nil
+		return []Input{{Kind: InputLaunch, On: -1, Hit: -1, App: app, what: fmt.Sprintf("launch_app %q", app)}}
+	},
+	run: func(_ context.Context, _ *runEnv, c Call) (Result, error) {
+		return Result{Text: "launched " + oneLine(args[LaunchAppArgs](c).App, 60)}, nil
 	},
 	intent: func(c Call, _ string) string { return "launch " + args[LaunchAppArgs](c).App },
 	act:    func(c Call) Act { return Act{Kind: ActLaunch, App: args[LaunchAppArgs](c).App} },

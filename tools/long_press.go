@@ -23,14 +23,16 @@ var longPressTool = &Tool{
 	description: "Press and hold an element of the current screen for about 800 ms (opens context menus, starts selection). `element` is the [N] index shown in the CURRENT screen listing.",
 	schemaText:  elementOnlySchema,
 	example:     Example{`{"element":7}`, `long-pressed [7] TextView "Mac mini M4 16GB"`},
-	run: func(ctx context.Context, env *runEnv, c Call) (Result, error) {
-		res := Result{Element: env.el}
-		x, y := env.target.Center()
-		if err := env.dev.LongPress(ctx, x, y, LongPressDuration); err != nil {
-			return res, fmt.Errorf("long_press [%d]: %w", env.el.Index, err)
+	inputs: func(c Call, env *runEnv) []Input {
+		if env.el == nil { // not a valid call: Run refuses it
+			return []Input{{Kind: InputLongPress, On: -1, Hit: -1}}
 		}
-		res.Text = "long-pressed " + Describe(*env.el)
-		return res, nil
+		in := touch(InputLongPress, env.sc, env.el, env.target, fmt.Sprintf("long_press [%d]", env.el.Index))
+		in.Hold = LongPressDuration
+		return []Input{in}
+	},
+	run: func(_ context.Context, env *runEnv, c Call) (Result, error) {
+		return Result{Element: env.el, Text: "long-pressed " + Describe(*env.el)}, nil
 	},
 	intent: func(c Call, target string) string { return "long-press " + target },
 	act:    func(Call) Act { return Act{Kind: ActTouch} },

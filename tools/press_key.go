@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"fmt"
 
 	"phonepilot/device"
 )
@@ -27,12 +26,14 @@ var pressKeyTool = &Tool{
   "additionalProperties": false
 }`,
 	example: Example{`{"key":"back"}`, `pressed back`},
-	run: func(ctx context.Context, env *runEnv, c Call) (Result, error) {
+	// A key goes to what has focus: Enter clicks a focused button when the
+	// phone is not in touch mode, and submits a focused field.
+	inputs: func(c Call, env *runEnv) []Input {
 		key := args[PressKeyArgs](c).Key
-		if err := env.dev.Key(ctx, device.Key(key)); err != nil {
-			return Result{}, fmt.Errorf("press_key %s: %w", key, err)
-		}
-		return Result{Text: "pressed " + key}, nil
+		return []Input{{Kind: InputKey, On: focused(env.sc), Hit: -1, Key: device.Key(key), what: "press_key " + key}}
+	},
+	run: func(_ context.Context, _ *runEnv, c Call) (Result, error) {
+		return Result{Text: "pressed " + args[PressKeyArgs](c).Key}, nil
 	},
 	intent: func(c Call, _ string) string { return "press " + args[PressKeyArgs](c).Key },
 	act: func(c Call) Act {

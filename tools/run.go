@@ -63,35 +63,22 @@ func (e *ElementError) Error() string {
 // errors are wrapped with the tool and element, so errors.Is finds the
 // driver's sentinels (device.ErrDisconnected, …).
 func Run(ctx context.Context, dev device.Device, sc *scene.Scene, c Call, opt RunOptions) (Result, error) {
-	if err := Validate(c); err != nil {
+	t, env, err := prepare(c, sc)
+	if err != nil {
 		return Result{}, err
 	}
-	args, err := decodeArgs(c.Args)
-	if err != nil { // unreachable after Validate; kept so a bug cannot act blindly
-		return Result{}, &ArgError{Tool: c.Name, Msg: err.Error()}
-	}
-	var (
-		el     *scene.Element
-		target scene.Bounds
-	)
-	if v, given := args["element"]; given {
-		idx, ok := elementIndex(v)
-		if !ok { // passed the schema but does not fit an int (1e20)
-			return Result{}, &ArgError{Tool: c.Name, Arg: "element", Msg: "must be an element index from the listing"}
-		}
-		e, b, err := resolve(sc, idx)
-		if err != nil {
-			return Result{}, err
-		}
-		el, target = &e, b
-	}
-	t, _ := Lookup(c.Name) // Validate accepted the name
+	env.clock = opt.Clock
 	if t.finish == nil {
 		if err := ctx.Err(); err != nil {
 			return Result{}, fmt.Errorf("%s: %w", c.Name, err)
 		}
 	}
-	return t.run(ctx, &runEnv{dev: dev, sc: sc, el: el, target: target, clock: opt.Clock}, c)
+	if t.inputs != nil {
+		if err := perform(ctx, dev, t.inputs(c, env)); err != nil {
+			return Result{Element: env.el}, err
+		}
+	}
+	return t.run(ctx, env, c)
 }
 
 // resolve finds element idx in sc and the part of it that is on screen.

@@ -44,23 +44,32 @@ var scrollTool = &Tool{
   "additionalProperties": false
 }`,
 	example: Example{`{"direction":"down","element":12}`, `scrolled down in [12]`},
-	run: func(ctx context.Context, env *runEnv, c Call) (Result, error) {
+	// The swipe stays inside the scrolled area; when it starts and ends on
+	// one clickable element, Android clicks that element, and the
+	// declaration says so.
+	inputs: func(c Call, env *runEnv) []Input {
 		dir := args[ScrollArgs](c).Direction
-		res := Result{Element: env.el}
 		area, where := env.target, ""
 		if env.el != nil {
 			where = " in [" + strconv.Itoa(env.el.Index) + "]"
 		} else {
 			area = screenArea(env.sc)
-			if area.Empty() {
-				return res, fmt.Errorf("scroll: the screen size is unknown; give an element to scroll")
-			}
 		}
 		x1, y1, x2, y2 := swipeFor(area, dir)
-		if err := env.dev.Swipe(ctx, x1, y1, x2, y2, ScrollDuration); err != nil {
-			return res, fmt.Errorf("scroll %s%s: %w", dir, where, err)
+		return []Input{{Kind: InputSwipe, On: swipeOn(env.sc, x1, y1, x2, y2), Hit: -1, X: x1, Y: y1, X2: x2, Y2: y2, Hold: ScrollDuration,
+			what: "scroll " + dir + where}}
+	},
+	check: func(c Call, env *runEnv) error {
+		if env.el == nil && screenArea(env.sc).Empty() {
+			return fmt.Errorf("scroll: the screen size is unknown; give an element to scroll")
 		}
-		res.Text = "scrolled " + dir + where
+		return nil
+	},
+	run: func(_ context.Context, env *runEnv, c Call) (Result, error) {
+		res := Result{Element: env.el, Text: "scrolled " + args[ScrollArgs](c).Direction}
+		if env.el != nil {
+			res.Text += " in [" + strconv.Itoa(env.el.Index) + "]"
+		}
 		return res, nil
 	},
 	intent: func(c Call, target string) string {

@@ -18,14 +18,15 @@ var tapTool = &Tool{
 	description: "Tap an element of the current screen. `element` is the [N] index shown in the CURRENT screen listing.",
 	schemaText:  elementOnlySchema,
 	example:     Example{`{"element":4}`, `tapped [4] Button "Search"`},
-	run: func(ctx context.Context, env *runEnv, c Call) (Result, error) {
-		res := Result{Element: env.el}
-		x, y := env.target.Center()
-		if err := env.dev.Tap(ctx, x, y); err != nil {
-			return res, fmt.Errorf("tap [%d]: %w", env.el.Index, err)
+	inputs: func(c Call, env *runEnv) []Input {
+		if env.el == nil { // not a valid call: Run refuses it
+			return []Input{{Kind: InputTap, On: -1, Hit: -1}}
 		}
-		res.Text = "tapped " + Describe(*env.el)
-		return res, nil
+		in := touch(InputTap, env.sc, env.el, env.target, fmt.Sprintf("tap [%d]", env.el.Index))
+		return []Input{in}
+	},
+	run: func(_ context.Context, env *runEnv, c Call) (Result, error) {
+		return Result{Element: env.el, Text: "tapped " + Describe(*env.el)}, nil
 	},
 	intent: func(c Call, target string) string { return "tap " + target },
 	press:  true,

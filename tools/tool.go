@@ -51,6 +51,13 @@ type Tool struct {
 	// act says what a call does to the phone, for checks that judge the
 	// action rather than the tool (the safety gate); nil: ActNone.
 	act func(c Call) Act
+	// inputs declares the inputs a call gives the phone on env's Scene,
+	// each with the element it lands on (nil: none). Run performs exactly
+	// these, before run words the result.
+	inputs func(c Call, env *runEnv) []Input
+	// check refuses a call its Scene cannot take (nil: any), before
+	// anything touches the phone or asks a person.
+	check func(c Call, env *runEnv) error
 
 	spec   Spec
 	schema *schema
@@ -93,11 +100,11 @@ type Effect struct {
 	Text string // EffectFieldText
 }
 
-// runEnv is what a tool's run gets besides the call: the device, the Scene
-// the call was planned on, the element it names (nil when none) and the
-// part of that element that is on screen.
+// runEnv is what a tool's run gets besides the call: the Scene the call
+// was planned on, the element it names (nil when none) and the part of
+// that element that is on screen. It holds no device: a tool gives the
+// phone only the inputs it declares (Tool.inputs), performed by Run.
 type runEnv struct {
-	dev    device.Device
 	sc     *scene.Scene
 	el     *scene.Element
 	target scene.Bounds
@@ -210,6 +217,10 @@ type Act struct {
 	Key device.Key
 	// App is the app launched, as the call names it (ActLaunch).
 	App string
+	// Inputs are what the call gives the phone, in order, each with the
+	// element it lands on. Only Declare and Prepare fill them in (they need
+	// the call's Scene).
+	Inputs []Input
 }
 
 // Act says what the call does to the phone.

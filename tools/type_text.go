@@ -35,25 +35,36 @@ var typeTextTool = &Tool{
   "additionalProperties": false
 }`,
 	example: Example{`{"text":"Mac mini","element":3,"submit":true}`, `typed 8 characters into [3] and pressed enter`},
-	run: func(ctx context.Context, env *runEnv, c Call) (Result, error) {
+	// The element is tapped to focus it: a tap the gate judges like any
+	// other, and one that only a text field may get (check).
+	inputs: func(c Call, env *runEnv) []Input {
 		a := args[TypeTextArgs](c)
-		res := Result{Element: env.el}
+		var ins []Input
+		into, on := "the focused field", focused(env.sc)
+		if env.el != nil {
+			ins = append(ins, touch(InputTap, env.sc, env.el, env.target, fmt.Sprintf("type_text: focus [%d]", env.el.Index)))
+			into, on = "["+strconv.Itoa(env.el.Index)+"]", env.el.Index
+		}
+		ins = append(ins, Input{Kind: InputText, On: on, Hit: -1, Text: a.Text, what: "type_text into " + into})
+		if a.Submit {
+			ins = append(ins, Input{Kind: InputKey, On: on, Hit: -1, Key: device.KeyEnter, what: "type_text: submit (enter)"})
+		}
+		return ins
+	},
+	check: func(c Call, env *runEnv) error {
+		if env.el != nil && !TextTarget(env.sc, *env.el) {
+			return &NotTextError{Element: *env.el}
+		}
+		return nil
+	},
+	run: func(_ context.Context, env *runEnv, c Call) (Result, error) {
+		a := args[TypeTextArgs](c)
 		into := "the focused field"
 		if env.el != nil {
-			x, y := env.target.Center()
-			if err := env.dev.Tap(ctx, x, y); err != nil {
-				return res, fmt.Errorf("type_text: focus [%d]: %w", env.el.Index, err)
-			}
 			into = "[" + strconv.Itoa(env.el.Index) + "]"
 		}
-		if err := env.dev.TypeText(ctx, a.Text); err != nil {
-			return res, fmt.Errorf("type_text into %s: %w", into, err)
-		}
-		res.Text = fmt.Sprintf("typed %d characters into %s", utf8.RuneCountInString(a.Text), into)
+		res := Result{Element: env.el, Text: fmt.Sprintf("typed %d characters into %s", utf8.RuneCountInString(a.Text), into)}
 		if a.Submit {
-			if err := env.dev.Key(ctx, device.KeyEnter); err != nil {
-				return res, fmt.Errorf("type_text: submit (enter): %w", err)
-			}
 			res.Text += " and pressed enter"
 		}
 		return res, nil
