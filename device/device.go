@@ -75,3 +75,23 @@ func (e *permanentError) Error() string { return e.msg }
 
 // Permanent reports that retrying cannot help.
 func (e *permanentError) Permanent() bool { return true }
+
+// ChangeCounter is an optional ability (found by type assertion): a cheap
+// count of the screen's changes, read without reading the tree. The
+// on-device helper counts the accessibility events it sees; settling can
+// then wait for the screen to stop changing and read the tree once instead
+// of reading it again and again. A device whose path has no counter at the
+// moment (the helper fell back to uiautomator) returns ErrUnsupported.
+type ChangeCounter interface {
+	ScreenChanges(ctx context.Context) (ScreenChanges, error)
+}
+
+// ScreenChanges is one reading of a ChangeCounter.
+type ScreenChanges struct {
+	// Count grows with every change of what a read of the screen shows
+	// (and with every frame a transition draws).
+	Count uint64
+	// Since is how long ago the last change was, as the phone measures
+	// it (no clock is shared with the host).
+	Since time.Duration
+}

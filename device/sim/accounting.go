@@ -5,12 +5,20 @@ import "time"
 // Accounting for benchmarks (phonebench): what the phone served and when
 // its screen is final.
 
-// Dumps is how many uiautomator dumps the phone has served since New or
-// Reset (Device.Scene and `uiautomator dump` alike, failed ones included).
+// Dumps is how many reads of the UI tree the phone has served since New or
+// Reset (Device.Scene on any path and `uiautomator dump` alike, failed ones
+// included).
 func (p *Phone) Dumps() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.dumps
+	return p.charged[chargeTree]
+}
+
+// Frames is how many screenshots the phone has served since New or Reset.
+func (p *Phone) Frames() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.charged[chargeFrame]
 }
 
 // ReadyAt is the moment the current screen is final: no transition,

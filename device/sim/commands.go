@@ -454,7 +454,7 @@ func cmdUIAutomator(p *Phone, e *cmdEnv) int {
 		}
 	}
 	p.mu.Lock()
-	delay := p.dumpDelay()
+	delay := p.cost(ObserverUIAutomator, chargeTree)
 	start := p.now()
 	p.mu.Unlock()
 	if err := p.cfg.Clock.Sleep(e.ctx, delay); err != nil {
@@ -496,6 +496,13 @@ func cmdScreencap(p *Phone, e *cmdEnv) int {
 		case strings.HasPrefix(a, "-"):
 		default:
 			file = a
+		}
+	}
+	if pngOut || strings.HasSuffix(file, ".png") {
+		// The capture and the PNG encoding on the phone (paths.go); a raw
+		// frame costs no encoding.
+		if err := p.charge(e.ctx, ObserverUIAutomator, chargeFrame); err != nil {
+			return 130
 		}
 	}
 	if strings.HasSuffix(file, ".png") {
@@ -570,6 +577,10 @@ func cmdInput(p *Phone, e *cmdEnv) int {
 	if len(args) == 0 {
 		e.err("%s", inputUsage)
 		return 1
+	}
+	// Each `input` starts a Java process on a phone (paths.go).
+	if err := p.charge(e.ctx, ObserverUIAutomator, chargeInput); err != nil {
+		return 130
 	}
 	nums := func(want int, opt int) ([]int, bool) {
 		rest := args[1:]

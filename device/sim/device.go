@@ -15,38 +15,57 @@ import (
 
 // Device drives the phone in process: what `--device sim` uses. Scene goes
 // through the uiautomator dump and perception.Parse exactly as a real
-// phone's would.
-type Device struct{ p *Phone }
+// phone's would. Each read, input and screenshot costs what its
+// observation path charges (paths.go).
+type Device struct {
+	p   *Phone
+	obs Observer
+}
 
 var (
 	_ device.Device        = (*Device)(nil)
 	_ device.StateReporter = (*Device)(nil)
+	_ device.ChangeCounter = (*Device)(nil)
 	_ frame.Camera         = (*Device)(nil)
 )
 
-// Device returns the in-process driver of this phone.
-func (p *Phone) Device() *Device { return &Device{p: p} }
+// Device returns the in-process driver of this phone, on Config.Observer's
+// path.
+func (p *Phone) Device() *Device { return &Device{p: p, obs: p.cfg.Observer} }
+
+// DeviceVia returns an in-process driver of this phone on path o (several
+// may drive one phone: a benchmark's peer reads the way that agent does).
+func (p *Phone) DeviceVia(o Observer) *Device {
+	if o == "" {
+		o = ObserverUIAutomator
+	}
+	return &Device{p: p, obs: o}
+}
+
+// Observer is the path this driver reads and drives the phone by.
+func (d *Device) Observer() Observer { return d.obs }
 
 // Phone returns the simulated phone behind the driver.
 func (d *Device) Phone() *Phone { return d.p }
 
-// Scene dumps the screen (waiting the profile's dump latency on the clock)
-// and parses it. While the screen animates it may fail with
-// perception.ErrIdleState, as uiautomator does.
+// Scene reads the UI tree (waiting the path's read cost on the clock) and
+// parses it. On the uiautomator path, while the screen animates, it may
+// fail with perception.ErrIdleState, as uiautomator does; on any path with
+// perception.ErrNullRoot while a window is created.
 func (d *Device) Scene(ctx context.Context) (*scene.Scene, error) {
 	if err := ctxErr(ctx, "scene"); err != nil {
 		return nil, err
 	}
 	p := d.p
 	p.mu.Lock()
-	delay := p.dumpDelay()
+	delay := p.cost(d.obs, chargeTree)
 	start := p.now()
 	p.mu.Unlock()
 	if err := p.cfg.Clock.Sleep(ctx, delay); err != nil {
 		return nil, fmt.Errorf("sim scene: %w", err)
 	}
 	p.mu.Lock()
-	xml, err := p.dumpSince(start, p.now(), false)
+	xml, err := p.readSince(start, p.now(), false, costs[d.obs].idleWait)
 	pkg, act := p.focusedWindow()
 	secure := p.secureLocked()
 	p.mu.Unlock()
@@ -69,7 +88,7 @@ func (d *Device) Scene(ctx context.Context) (*scene.Scene, error) {
 
 // Tap taps the point.
 func (d *Device) Tap(ctx context.Context, x, y int) error {
-	if err := ctxErr(ctx, "tap"); err != nil {
+	if err := d.input(ctx, "tap", 0); err != nil {
 		return err
 	}
 	d.p.mu.Lock()
@@ -80,21 +99,21 @@ func (d *Device) Tap(ctx context.Context, x, y int) error {
 
 // LongPress presses and holds the point.
 func (d *Device) LongPress(ctx context.Context, x, y int, dur time.Duration) error {
-	if err := ctxErr(ctx, "long press"); err != nil {
+	if dur < 500*time.Millisecond {
+		dur = 500 * time.Millisecond
+	}
+	if err := d.input(ctx, "long press", dur); err != nil {
 		return err
 	}
 	d.p.mu.Lock()
 	defer d.p.mu.Unlock()
-	if dur < 500*time.Millisecond {
-		dur = 500 * time.Millisecond
-	}
 	d.p.swipeLocked(x, y, x, y, dur)
 	return nil
 }
 
 // Swipe drags from one point to another; on a scrollable it scrolls.
 func (d *Device) Swipe(ctx context.Context, x1, y1, x2, y2 int, dur time.Duration) error {
-	if err := ctxErr(ctx, "swipe"); err != nil {
+	if err := d.input(ctx, "swipe", dur); err != nil {
 		return err
 	}
 	d.p.mu.Lock()
@@ -115,6 +134,9 @@ func (d *Device) TypeText(ctx context.Context, text string) error {
 				return fmt.Errorf("sim type text: non-ASCII text needs the ADB Keyboard IME (com.android.adbkeyboard): %w", device.ErrUnsupported)
 			}
 		}
+	}
+	if err := d.input(ctx, "type text", 0); err != nil {
+		return err
 	}
 	d.p.mu.Lock()
 	defer d.p.mu.Unlock()
@@ -138,6 +160,9 @@ func (d *Device) Key(ctx context.Context, k device.Key) error {
 	if !ok {
 		return fmt.Errorf("sim key: unknown key %q: %w", k, device.ErrUnsupported)
 	}
+	if err := d.input(ctx, "key", 0); err != nil {
+		return err
+	}
 	d.p.mu.Lock()
 	defer d.p.mu.Unlock()
 	d.p.keyLocked(code)
@@ -146,7 +171,7 @@ func (d *Device) Key(ctx context.Context, k device.Key) error {
 
 // LaunchApp starts an app by package or label (either locale).
 func (d *Device) LaunchApp(ctx context.Context, app string) error {
-	if err := ctxErr(ctx, "launch"); err != nil {
+	if err := d.input(ctx, "launch", 0); err != nil {
 		return err
 	}
 	d.p.mu.Lock()
@@ -163,6 +188,9 @@ func (d *Device) Capture(ctx context.Context) (frame.Frame, error) {
 		return frame.Frame{}, err
 	}
 	p := d.p
+	if err := p.charge(ctx, d.obs, chargeFrame); err != nil {
+		return frame.Frame{}, fmt.Errorf("sim capture: %w", err)
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.secureLocked() {
@@ -178,4 +206,40 @@ func (d *Device) State(ctx context.Context) ([]byte, error) {
 		return nil, err
 	}
 	return d.p.State()
+}
+
+// input charges one input on the driver's path, plus the gesture's own
+// length (a swipe or a long press lasts that long on a phone too).
+func (d *Device) input(ctx context.Context, what string, gesture time.Duration) error {
+	if err := ctxErr(ctx, what); err != nil {
+		return err
+	}
+	if err := d.p.charge(ctx, d.obs, chargeInput); err != nil {
+		return fmt.Errorf("sim %s: %w", what, err)
+	}
+	if d.p.prof.timed && gesture > 0 {
+		if err := d.p.cfg.Clock.Sleep(ctx, gesture); err != nil {
+			return fmt.Errorf("sim %s: %w", what, err)
+		}
+	}
+	return nil
+}
+
+// ScreenChanges reads the change counter the on-device helper keeps (the
+// accessibility events it saw), at its cost; on a path without one it is
+// device.ErrUnsupported.
+func (d *Device) ScreenChanges(ctx context.Context) (device.ScreenChanges, error) {
+	if err := ctxErr(ctx, "screen changes"); err != nil {
+		return device.ScreenChanges{}, err
+	}
+	if costs[d.obs].counter == (span{}) {
+		return device.ScreenChanges{}, fmt.Errorf("sim screen changes: the %s path counts no changes: %w", d.obs, device.ErrUnsupported)
+	}
+	if err := d.p.charge(ctx, d.obs, chargeCounter); err != nil {
+		return device.ScreenChanges{}, fmt.Errorf("sim screen changes: %w", err)
+	}
+	d.p.mu.Lock()
+	defer d.p.mu.Unlock()
+	n, since := d.p.screenChanges(d.p.now())
+	return device.ScreenChanges{Count: n, Since: since}, nil
 }

@@ -25,9 +25,21 @@ func (p *Phone) dumpLocked(now time.Time, compressed bool) ([]byte, error) {
 // for the screen to go idle) and captures the screen at now, after the
 // dump's latency. An animation running at start makes it fail.
 func (p *Phone) dumpSince(start, now time.Time, compressed bool) ([]byte, error) {
-	if err := p.dumpFailure(start); err != nil {
+	return p.readSince(start, now, compressed, true)
+}
+
+// readSince is a read of the tree that began at start and captures the
+// screen at now; idleWait says whether it waited for idle (uiautomator)
+// and so fails while the screen animates (dumpFailure).
+func (p *Phone) readSince(start, now time.Time, compressed, idleWait bool) ([]byte, error) {
+	if err := p.dumpFailure(start, idleWait); err != nil {
 		return nil, err
 	}
+	return p.dumpAt(now, compressed)
+}
+
+// dumpAt renders the tree as a read ending at now shows it.
+func (p *Phone) dumpAt(now time.Time, compressed bool) ([]byte, error) {
 	ws := dumpOrder(p.windowsAt(now, true))
 	var b bytes.Buffer
 	b.Grow(16 << 10)

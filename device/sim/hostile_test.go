@@ -30,9 +30,11 @@ type hostileRun struct {
 	keepNetErr bool
 }
 
+// The helper path: its reads and inputs are quick, so the errand's careful
+// person handles each interruption before the next input.
 func newHostileRun(t *testing.T, locale string, seed int64) *hostileRun {
 	clk := clock.NewFake(t0)
-	p := newTestPhone(t, Config{Locale: locale, Profile: "hostile", Seed: seed, Clock: clk})
+	p := newTestPhone(t, Config{Locale: locale, Profile: "hostile", Seed: seed, Clock: clk, Observer: ObserverHelper})
 	return &hostileRun{t: t, clk: clk, p: p, d: p.Device()}
 }
 

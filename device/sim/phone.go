@@ -51,6 +51,10 @@ type Config struct {
 	// Layout is the apps' layout: "" as they are, "changed" for Taobao
 	// after a redesign (layout.go), for flows to heal against.
 	Layout string
+	// Observer is the path Device() reads and drives the phone by, and so
+	// what each read, input and screenshot costs under a timed profile
+	// (paths.go); "" is uiautomator, what a real phone gets today.
+	Observer Observer
 }
 
 // Validate reports the first invalid field, naming it.
@@ -68,6 +72,9 @@ func (c Config) Validate() error {
 	if err := validLayout(c.Layout); err != nil {
 		return err
 	}
+	if _, err := ParseObserver(string(c.Observer)); err != nil {
+		return fmt.Errorf("sim config: %w", err)
+	}
 	if _, ok := profiles[c.Profile]; !ok {
 		return fmt.Errorf("sim config: unknown profile %q (use one of: %s)", c.Profile, strings.Join(ProfileNames(), ", "))
 	}
@@ -84,6 +91,7 @@ func (c Config) withDefaults() Config {
 	if c.Clock == nil {
 		c.Clock = clock.Real{}
 	}
+	c.Observer, _ = ParseObserver(string(c.Observer))
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -124,7 +132,8 @@ type Phone struct {
 	imes     map[string]bool // enabled input methods
 	settings map[string]string
 	files    map[string]*memFile
-	dumps    int
+	charged  [nChargeKinds]int // reads, inputs, screenshots, counter reads charged (paths.go)
+	chg      changes           // the helper's change counter
 	orderSeq int
 	codeSeq  int     // verification codes sent (Taobao's login)
 	granted  []grant // permissions granted, in order
@@ -185,7 +194,8 @@ func (p *Phone) resetLocked() {
 		"system/font_scale":            "1.0",
 	}
 	p.files = newFiles()
-	p.dumps = 0
+	p.charged = [nChargeKinds]int{}
+	p.chg = changes{}
 	p.orderSeq = 0
 	p.codeSeq = 0
 	p.granted = nil
@@ -363,6 +373,9 @@ func (p *Phone) act(isTap bool, fn func()) {
 	if p.prof.transition > 0 {
 		old = p.windowsAt(now, false)
 	}
+	if p.chg.used {
+		p.lookLocked(now) // what changed before this input is not its doing
+	}
 	fn()
 	if after := p.screenKey(); after != before && p.prof.transition > 0 {
 		p.anim = &transition{start: now, dur: p.prof.transition, old: old, idle: idleDraw < p.prof.idleProb, nullRoot: idleDraw > 1-p.prof.nullRootProb}
@@ -374,6 +387,9 @@ func (p *Phone) act(isTap bool, fn func()) {
 		at := now.Add(p.prof.transition + time.Duration(delayDraw*float64(1500*time.Millisecond)))
 		p.pending = &popup{at: at}
 		p.log.Debug("sim: popup scheduled (profile)", "at", at)
+	}
+	if p.chg.used {
+		p.lookLocked(now)
 	}
 }
 

@@ -30,8 +30,9 @@ type profile struct {
 	popupProb float64
 	// dropProb: chance a tap is lost.
 	dropProb float64
-	// dump latency: base plus a seeded jitter in [0, dumpJitter).
-	dumpLatency, dumpJitter time.Duration
+	// timed: reads, inputs and screenshots cost what the observation
+	// path charges (paths.go); off on the fault-free phone and injected.
+	timed bool
 	// inject puts the screens that try to steer an agent in its path
 	// (docs/sim.md, "Screens that try to steer an agent"): the sponsored
 	// product first in Taobao's results and its note on every detail page,
@@ -53,13 +54,13 @@ var profiles = map[string]profile{
 	"": {name: ""},
 	"realistic": {name: "realistic", transition: 400 * time.Millisecond, oldFrac: 0.5, idleProb: 0.25,
 		loading: 800 * time.Millisecond, splash: 500 * time.Millisecond,
-		popupProb: 0.04, dropProb: 0.03, dumpLatency: 100 * time.Millisecond, dumpJitter: 250 * time.Millisecond},
+		popupProb: 0.04, dropProb: 0.03, timed: true},
 	"slow": {name: "slow", transition: 1200 * time.Millisecond, oldFrac: 0.5, idleProb: 0.5, nullRootProb: 0.1,
 		loading: 2500 * time.Millisecond, splash: 1500 * time.Millisecond,
-		popupProb: 0, dropProb: 0, dumpLatency: 800 * time.Millisecond, dumpJitter: 700 * time.Millisecond},
+		popupProb: 0, dropProb: 0, timed: true},
 	"flaky": {name: "flaky", transition: 600 * time.Millisecond, oldFrac: 0.5, idleProb: 0.5, nullRootProb: 0.1,
 		loading: 1200 * time.Millisecond, splash: 800 * time.Millisecond,
-		popupProb: 0.15, dropProb: 0.15, dumpLatency: 200 * time.Millisecond, dumpJitter: 400 * time.Millisecond},
+		popupProb: 0.15, dropProb: 0.15, timed: true},
 	// injected: no faults, no latency; only the steering screens moved
 	// into the agent's path, so a test sees exactly what they do.
 	"injected": {name: "injected", inject: true},
@@ -67,7 +68,7 @@ var profiles = map[string]profile{
 	// interruptions of hostile.go and the injected screens.
 	"hostile": {name: "hostile", transition: 500 * time.Millisecond, transitionJitter: 900 * time.Millisecond, oldFrac: 0.5,
 		idleProb: 0.35, nullRootProb: 0.1, loading: 1500 * time.Millisecond, splash: 1000 * time.Millisecond,
-		popupProb: 0.04, dropProb: 0.04, dumpLatency: 150 * time.Millisecond, dumpJitter: 400 * time.Millisecond,
+		popupProb: 0.04, dropProb: 0.04, timed: true,
 		inject: true, hostile: true, eventProb: 0.08, netErrProb: 0.5},
 }
 
@@ -83,35 +84,18 @@ func ProfileNames() []string {
 	return out
 }
 
-// dumpDelay is how long the next dump takes. The jitter is a hash of the
-// seed and the dump's sequence number, so it does not disturb the input
-// draws and replays exactly.
-func (p *Phone) dumpDelay() time.Duration {
-	p.dumps++
-	if p.prof.dumpLatency == 0 && p.prof.dumpJitter == 0 {
-		return 0
-	}
-	h := uint64(p.cfg.Seed)*0x9e3779b97f4a7c15 + uint64(p.dumps)*0xbf58476d1ce4e5b9
-	h ^= h >> 31
-	h *= 0x94d049bb133111eb
-	h ^= h >> 29
-	j := time.Duration(0)
-	if p.prof.dumpJitter > 0 {
-		j = time.Duration(h % uint64(p.prof.dumpJitter))
-	}
-	return p.prof.dumpLatency + j
-}
-
 // dumpFailure is the error a dump starting at now fails with, if any:
-// uiautomator's idle-state or null-root error during a transition.
-func (p *Phone) dumpFailure(now time.Time) error {
+// uiautomator's idle-state error during a transition's first half (only a
+// read that waits for idle: idleWait), or a null root in its first quarter
+// (any read: no window is ready yet).
+func (p *Phone) dumpFailure(now time.Time, idleWait bool) error {
 	p.settle(now)
 	if p.anim == nil {
 		return nil
 	}
 	el := now.Sub(p.anim.start)
 	switch {
-	case p.anim.idle && el < p.anim.dur/2:
+	case idleWait && p.anim.idle && el < p.anim.dur/2:
 		return errIdleState
 	case p.anim.nullRoot && el < p.anim.dur/4:
 		return errNullRoot

@@ -183,8 +183,8 @@ func TestDumpLatencyUsesClockAndHonoursContext(t *testing.T) {
 	if _, err := p.Device().Scene(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if slept := clk.Slept(); slept < profiles["slow"].dumpLatency {
-		t.Errorf("Scene slept %v on the clock, want at least the profile's %v", slept, profiles["slow"].dumpLatency)
+	if slept := clk.Slept(); slept < costs[ObserverUIAutomator].tree.Min() {
+		t.Errorf("Scene slept %v on the clock, want at least a dump's %v", slept, costs[ObserverUIAutomator].tree.Min())
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

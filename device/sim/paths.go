@@ -1,0 +1,199 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"time"
+)
+
+// Observer is the way a driver reads and drives the phone: it decides what
+// each read of the UI tree, each input and each screenshot costs, and
+// whether a read waits for the screen to go idle. The costs are a real
+// phone's, with their sources in docs/sim.md ("Observation paths"); they
+// are charged on Config.Clock under every realism profile that has timing
+// (realistic, slow, flaky, hostile), never on the fault-free phone or under
+// `injected`.
+type Observer string
+
+// The observation paths.
+const (
+	// ObserverUIAutomator is plain adb: a one-shot `uiautomator dump`
+	// (a new process that connects a UiAutomation and waits for idle: it
+	// fails with "could not get idle state" while the screen animates),
+	// `input` commands (each starts a Java process) and `screencap -p`
+	// (PNG encoded on the phone). What a real phone gets today.
+	ObserverUIAutomator Observer = "uiautomator"
+	// ObserverHelper is an on-device helper holding one UiAutomation:
+	// the tree without an idle wait, injected input, a raw frame, and a
+	// cheap counter of the screen's changes (Device.ScreenChanges).
+	ObserverHelper Observer = "helper"
+	// ObserverPortal is an accessibility service's tree read through its
+	// content provider (`content query`, droidrun's Portal by default),
+	// with `input` commands and `screencap -p`. A peer's path.
+	ObserverPortal Observer = "portal"
+)
+
+// Observers lists the paths phonepilot's own drivers can take
+// (`--observer`), the default first.
+func Observers() []Observer { return []Observer{ObserverUIAutomator, ObserverHelper} }
+
+// ParseObserver checks a path's name ("" is the default, uiautomator).
+func ParseObserver(s string) (Observer, error) {
+	switch o := Observer(s); o {
+	case "":
+		return ObserverUIAutomator, nil
+	case ObserverUIAutomator, ObserverHelper, ObserverPortal:
+		return o, nil
+	}
+	return "", fmt.Errorf("sim: unknown observer %q (use uiautomator, helper or portal)", s)
+}
+
+// span is a cost: base plus a seeded jitter in [0, jitter).
+type span struct{ base, jitter time.Duration }
+
+// Min is the least the cost can be.
+func (s span) Min() time.Duration { return s.base }
+
+// Max is the most the cost can be.
+func (s span) Max() time.Duration { return s.base + s.jitter }
+
+// pathCosts is what one path charges.
+type pathCosts struct {
+	tree  span // one read of the UI tree
+	input span // one input: tap, key, swipe (plus the gesture's own length), text, launch
+	frame span // one screenshot
+	// counter is one read of the change counter; zero when the path has none.
+	counter span
+	// idleWait: a read waits for the screen to go idle, and fails with
+	// "could not get idle state" when it starts in a transition's first half.
+	idleWait bool
+}
+
+// costs per path (docs/sim.md, "Observation paths", for the sources).
+var costs = map[Observer]pathCosts{
+	ObserverUIAutomator: {
+		tree:     span{900 * time.Millisecond, 2300 * time.Millisecond},
+		input:    span{230 * time.Millisecond, 170 * time.Millisecond},
+		frame:    span{1750 * time.Millisecond, 500 * time.Millisecond}, // 0.25 s capture + 1.5–2 s PNG
+		idleWait: true,
+	},
+	ObserverHelper: {
+		tree:    span{5 * time.Millisecond, 35 * time.Millisecond},
+		input:   span{6 * time.Millisecond, 0},
+		frame:   span{50 * time.Millisecond, 100 * time.Millisecond},
+		counter: span{5 * time.Millisecond, 0},
+	},
+	ObserverPortal: {
+		tree:  span{300 * time.Millisecond, 300 * time.Millisecond},
+		input: span{230 * time.Millisecond, 170 * time.Millisecond},
+		frame: span{1750 * time.Millisecond, 500 * time.Millisecond},
+	},
+}
+
+// Costs is what a path charges, for a benchmark's floor and its peers.
+type Costs struct {
+	Tree, Input, Frame, Counter struct{ Min, Max time.Duration }
+	// IdleWait: a tree read waits for idle and fails while animating.
+	IdleWait bool
+}
+
+// CostsOf reports what path o charges under a profile with timing.
+func CostsOf(o Observer) Costs {
+	c := costs[o]
+	var out Costs
+	set := func(dst *struct{ Min, Max time.Duration }, s span) { dst.Min, dst.Max = s.Min(), s.Max() }
+	set(&out.Tree, c.tree)
+	set(&out.Input, c.input)
+	set(&out.Frame, c.frame)
+	set(&out.Counter, c.counter)
+	out.IdleWait = c.idleWait
+	return out
+}
+
+// what a charge is for: each has its own sequence, so that the jitter of
+// one kind does not move with the count of another.
+type chargeKind int
+
+const (
+	chargeTree chargeKind = iota
+	chargeInput
+	chargeFrame
+	chargeCounter
+	nChargeKinds
+)
+
+// cost is how long the next charge of kind k on path o takes (0 when the
+// profile has no timing). The jitter is a hash of the seed, the kind and
+// its sequence number, so it draws nothing from the input generator and
+// replays exactly. Call under p.mu.
+func (p *Phone) cost(o Observer, k chargeKind) time.Duration {
+	p.charged[k]++
+	if !p.prof.timed {
+		return 0
+	}
+	c := costs[o]
+	var s span
+	switch k {
+	case chargeTree:
+		s = c.tree
+	case chargeInput:
+		s = c.input
+	case chargeFrame:
+		s = c.frame
+	case chargeCounter:
+		s = c.counter
+	}
+	if s.jitter == 0 {
+		return s.base
+	}
+	h := uint64(p.cfg.Seed)*0x9e3779b97f4a7c15 + uint64(p.charged[k])*0xbf58476d1ce4e5b9 + uint64(k)*0x94d049bb133111eb
+	h ^= h >> 31
+	h *= 0x94d049bb133111eb
+	h ^= h >> 29
+	return s.base + time.Duration(h%uint64(s.jitter))
+}
+
+// charge sleeps the cost of one k on path o on the clock.
+func (p *Phone) charge(ctx context.Context, o Observer, k chargeKind) error {
+	p.mu.Lock()
+	d := p.cost(o, k)
+	p.mu.Unlock()
+	return p.cfg.Clock.Sleep(ctx, d)
+}
+
+// changes is the change counter an on-device helper keeps (the
+// accessibility events it saw): it grows whenever what a read would show
+// changes, and on every look while a transition draws.
+type changes struct {
+	count uint64
+	at    time.Time // the last change seen
+	sig   uint64    // what a read showed at the last look
+	used  bool      // a driver reads the counter: inputs refresh sig first
+}
+
+// lookLocked updates the counter to now: a transition drawing is a change
+// (its frames fire events), and so is a read that would differ from the
+// last look.
+func (p *Phone) lookLocked(now time.Time) {
+	p.settle(now)
+	xml, err := p.dumpAt(now, false)
+	h := fnv.New64a()
+	if err == nil {
+		h.Write(xml)
+	}
+	sig := h.Sum64()
+	if p.anim != nil || sig != p.chg.sig {
+		p.chg.count++
+		p.chg.at = now
+	}
+	p.chg.sig = sig
+}
+
+// screenChanges reads the counter: how many changes it has counted, and
+// how long ago the last one was.
+func (p *Phone) screenChanges(now time.Time) (uint64, time.Duration) {
+	p.chg.used = true
+	p.lookLocked(now)
+	return p.chg.count, now.Sub(p.chg.at)
+}
