@@ -72,7 +72,7 @@ var ErrNoKeyboardFocus = errors.New("no element has keyboard focus")
 // nothing, as for dumps; slow about twice.
 func (p *Phone) iosSourceLatency() (time.Duration, time.Duration) {
 	switch {
-	case p.prof.dumpLatency == 0 && p.prof.dumpJitter == 0:
+	case !p.prof.timed:
 		return 0, 0
 	case p.prof.name == "slow":
 		return 2 * time.Second, 3 * time.Second
@@ -83,12 +83,12 @@ func (p *Phone) iosSourceLatency() (time.Duration, time.Duration) {
 // iosSourceDelay draws the next /source's latency like dumpDelay draws a
 // dump's: from the seed and the read's number, so runs replay.
 func (p *Phone) iosSourceDelay() time.Duration {
-	p.dumps++
+	p.charged[chargeTree]++
 	base, jitter := p.iosSourceLatency()
 	if base == 0 && jitter == 0 {
 		return 0
 	}
-	h := uint64(p.cfg.Seed)*0x9e3779b97f4a7c15 + uint64(p.dumps)*0xbf58476d1ce4e5b9
+	h := uint64(p.cfg.Seed)*0x9e3779b97f4a7c15 + uint64(p.charged[chargeTree])*0xbf58476d1ce4e5b9
 	h ^= h >> 31
 	h *= 0x94d049bb133111eb
 	h ^= h >> 29
