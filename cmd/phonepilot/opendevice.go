@@ -30,7 +30,11 @@ type deviceOptions struct {
 	SimWidth, SimHeight   int
 	SimNoADBKeyboard      bool
 	SimLayout             string // --sim-layout: "" or changed (device/sim/layout.go)
-	Logger                *slog.Logger
+	// Observer is --observer: how the phone is read and driven. On the
+	// simulator it is the path whose costs it charges (docs/sim.md,
+	// "Observation paths"): uiautomator (default) or helper.
+	Observer string
+	Logger   *slog.Logger
 }
 
 // openedDevice is a phone ready to drive.
@@ -61,6 +65,7 @@ func addDeviceFlags(cmd *cobra.Command, spec *string, o *deviceOptions) {
 	f.IntVar(&o.SimWidth, "sim-width", 0, "simulated screen width in pixels (default 1080)")
 	f.IntVar(&o.SimHeight, "sim-height", 0, "simulated screen height in pixels (default 2400)")
 	f.BoolVar(&o.SimNoADBKeyboard, "sim-no-adb-keyboard", false, "simulate a phone without the ADB Keyboard IME")
+	f.StringVar(&o.Observer, "observer", "", "how the phone is read and driven: uiautomator (one-shot dumps and input commands; the default) or helper (the on-device helper); on the simulator, the path whose costs it charges (docs/sim.md)")
 	f.StringVar(&o.SimLayout, "sim-layout", "", "simulated apps' layout: \"\" or changed (Taobao after a redesign: moved, renamed, reordered elements; for flows to heal against)")
 }
 
@@ -89,8 +94,13 @@ func openDevice(ctx context.Context, spec string, o deviceOptions) (*openedDevic
 	spec = strings.TrimSpace(spec)
 	switch {
 	case spec == "sim":
+		obs, err := sim.ParseObserver(o.Observer)
+		if err != nil || obs == sim.ObserverPortal || obs == sim.ObserverOracle {
+			return nil, fmt.Errorf("%w: --observer %q: use uiautomator or helper", errDeviceSpec, o.Observer)
+		}
 		p, err := sim.New(sim.Config{
-			Width: o.SimWidth, Height: o.SimHeight, Locale: o.SimLocale, Profile: o.SimProfile,
+			Observer: obs,
+			Width:    o.SimWidth, Height: o.SimHeight, Locale: o.SimLocale, Profile: o.SimProfile,
 			Seed: o.SimSeed, NoADBKeyboard: o.SimNoADBKeyboard, Layout: o.SimLayout, Logger: log,
 		})
 		if err != nil {

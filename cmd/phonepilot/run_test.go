@@ -194,7 +194,7 @@ func TestRunCtrlCShowsTheStepCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	timer := time.AfterFunc(1500*time.Millisecond, cancel)
 	defer timer.Stop()
-	code, out, errOut := capture(t, ctx, "run", "--db", db, "--device", "sim", "--sim-profile", "slow", "open Taobao and search Mac mini")
+	code, out, errOut := capture(t, ctx, "run", "--db", db, "--device", "sim", "--sim-profile", "slow", "--observer", "helper", "open Taobao and search Mac mini")
 	if code != exitCancelled {
 		t.Fatalf("exit %d, want 130\n%s\n%s", code, out, errOut)
 	}

@@ -1,6 +1,9 @@
 package sim
 
-import "time"
+import (
+	"sort"
+	"time"
+)
 
 // Accounting for benchmarks (phonebench): what the phone served and when
 // its screen is final.
@@ -50,4 +53,35 @@ func (p *Phone) ReadyAt() time.Time {
 		}
 	}
 	return ready
+}
+
+// ChangesAhead lists the moments after now, up to ReadyAt, at which what a
+// read shows changes by itself, in order: a running transition's old frame
+// giving way to the half-drawn new screen and its end, Taobao's splash and
+// results spinner ending. Toasts and popups that are due are not in it (as
+// for ReadyAt). A benchmark's floor looks at the screen at each to find the
+// earliest moment its next target shows.
+func (p *Phone) ChangesAhead() []time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := p.now()
+	p.settle(now)
+	var out []time.Time
+	add := func(t time.Time) {
+		if t.After(now) {
+			out = append(out, t)
+		}
+	}
+	if p.anim != nil {
+		add(p.anim.start.Add(time.Duration(float64(p.anim.dur) * p.prof.oldFrac)))
+		add(p.anim.end())
+	}
+	if tb, ok := p.fgApp().(*taobaoApp); ok {
+		add(tb.splashUntil)
+		if top := tb.top(); top.name == "results" {
+			add(top.loadedAt)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Before(out[j]) })
+	return out
 }

@@ -65,7 +65,15 @@ func (d *Device) Scene(ctx context.Context) (*scene.Scene, error) {
 		return nil, fmt.Errorf("sim scene: %w", err)
 	}
 	p.mu.Lock()
-	xml, err := p.readSince(start, p.now(), false, costs[d.obs].idleWait)
+	var (
+		xml []byte
+		err error
+	)
+	if costs[d.obs].free {
+		xml, err = p.dumpAt(p.now(), false)
+	} else {
+		xml, err = p.readSince(start, p.now(), false, costs[d.obs].idleWait)
+	}
 	pkg, act := p.focusedWindow()
 	secure := p.secureLocked()
 	p.mu.Unlock()

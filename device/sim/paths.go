@@ -32,6 +32,12 @@ const (
 	// content provider (`content query`, droidrun's Portal by default),
 	// with `input` commands and `screencap -p`. A peer's path.
 	ObserverPortal Observer = "portal"
+	// ObserverOracle is a benchmark's view, no phone's: reads and inputs
+	// cost nothing and a read never fails. A benchmark's floor reads the
+	// screen through it, and a peer that decides on a screenshot gets the
+	// listing its scripted decisions need through it (the screenshot is
+	// charged on the peer's own path).
+	ObserverOracle Observer = "oracle"
 )
 
 // Observers lists the paths phonepilot's own drivers can take
@@ -43,10 +49,10 @@ func ParseObserver(s string) (Observer, error) {
 	switch o := Observer(s); o {
 	case "":
 		return ObserverUIAutomator, nil
-	case ObserverUIAutomator, ObserverHelper, ObserverPortal:
+	case ObserverUIAutomator, ObserverHelper, ObserverPortal, ObserverOracle:
 		return o, nil
 	}
-	return "", fmt.Errorf("sim: unknown observer %q (use uiautomator, helper or portal)", s)
+	return "", fmt.Errorf("sim: unknown observer %q (use uiautomator, helper, portal or oracle)", s)
 }
 
 // span is a cost: base plus a seeded jitter in [0, jitter).
@@ -68,6 +74,8 @@ type pathCosts struct {
 	// idleWait: a read waits for the screen to go idle, and fails with
 	// "could not get idle state" when it starts in a transition's first half.
 	idleWait bool
+	// free: no read fails at all (the oracle).
+	free bool
 }
 
 // costs per path (docs/sim.md, "Observation paths", for the sources).
@@ -89,6 +97,7 @@ var costs = map[Observer]pathCosts{
 		input: span{230 * time.Millisecond, 170 * time.Millisecond},
 		frame: span{1750 * time.Millisecond, 500 * time.Millisecond},
 	},
+	ObserverOracle: {free: true},
 }
 
 // Costs is what a path charges, for a benchmark's floor and its peers.
@@ -152,6 +161,13 @@ func (p *Phone) cost(o Observer, k chargeKind) time.Duration {
 	h *= 0x94d049bb133111eb
 	h ^= h >> 29
 	return s.base + time.Duration(h%uint64(s.jitter))
+}
+
+// ChargeInput charges one input command's cost on the driver's path
+// without any effect: a peer's extra shell command (`ime set`, an `am
+// broadcast` that clears a field) that the simulator does not model.
+func (d *Device) ChargeInput(ctx context.Context) error {
+	return d.p.charge(ctx, d.obs, chargeInput)
 }
 
 // charge sleeps the cost of one k on path o on the clock.
