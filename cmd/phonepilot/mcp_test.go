@@ -3,13 +3,12 @@ package main
 import (
 	"bufio"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"phonepilot/internal/npmtest"
 	"strings"
 	"testing"
 	"time"
@@ -158,47 +157,10 @@ func TestMCPOverHTTP(t *testing.T) {
 // tsClientDir is the TypeScript client's sources.
 const tsClientDir = "../../mcpserver/testdata/tsclient"
 
-// tsClient copies the client to a cache directory named after its lock
-// file and installs its packages there with npm ci when they are missing.
+// tsClient installs the client from its lock file (internal/npmtest).
 func tsClient(t *testing.T) string {
 	t.Helper()
-	for _, tool := range []string{"node", "npm"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Fatalf("PHONEPILOT_INTEGRATION=1 but %s is not installed (apt-get install nodejs npm)", tool)
-		}
-	}
-	lock, err := os.ReadFile(filepath.Join(tsClientDir, "package-lock.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum := sha256.Sum256(lock)
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		cache = os.TempDir()
-	}
-	dir := filepath.Join(cache, "phonepilot", "tsclient-"+hex.EncodeToString(sum[:6]))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range []string{"package.json", "package-lock.json", "client.mjs"} {
-		b, err := os.ReadFile(filepath.Join(tsClientDir, f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk")); err != nil {
-		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund")
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("npm ci: %v\n%s", err, out)
-		}
-	}
-	return dir
+	return npmtest.Dir(t, "tsclient", tsClientDir, []string{"package.json", "package-lock.json", "client.mjs"}, "@modelcontextprotocol/sdk")
 }
 
 type tsSummary struct {

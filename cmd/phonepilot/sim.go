@@ -16,6 +16,7 @@ import (
 
 	"phonepilot/device/sim"
 	"phonepilot/device/sim/adbd"
+	"phonepilot/device/sim/simwda"
 )
 
 func init() { register(newSimCmd) }
@@ -24,6 +25,7 @@ func init() { register(newSimCmd) }
 type simOptions struct {
 	adbAddr       string
 	controlAddr   string
+	wdaAddr       string // --wda: serve the phone as an iPhone behind WebDriverAgent's API
 	locale        string
 	profile       string
 	seed          int64
@@ -52,11 +54,15 @@ phone by itself (as emulator-5554 for port 5555).`,
   adb -s 127.0.0.1:15555 shell uiautomator dump /sdcard/window_dump.xml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if o.wdaAddr != "" && !cmd.Flags().Changed("adb") {
+				o.adbAddr = "" // an iPhone has no adb
+			}
 			return runSim(cmd.Context(), o, cmd.OutOrStdout(), cmd.ErrOrStderr(), nil)
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.adbAddr, "adb", "127.0.0.1:15555", "address the ADB endpoint listens on (host:port; port 0 picks one)")
+	f.StringVar(&o.wdaAddr, "wda", "", "serve the phone as an iPhone behind WebDriverAgent's HTTP API on this address (host:port); adb is then off unless --adb is given (docs/ios.md)")
 	f.StringVar(&o.controlAddr, "control", "", "address of the control HTTP server (GET /state, POST /reset); off when empty")
 	f.StringVar(&o.locale, "locale", "en", "phone language: en or zh")
 	f.StringVar(&o.profile, "profile", "", "seeded realism profile (none by default): "+strings.Join(sim.ProfileNames(), ", "))
@@ -113,7 +119,10 @@ func runSim(ctx context.Context, o simOptions, stdout, stderr io.Writer, ready s
 		level = slog.LevelDebug
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-	for flag, addr := range map[string]string{"adb": o.adbAddr, "control": o.controlAddr} {
+	if o.adbAddr == "" && o.wdaAddr == "" {
+		return exitWith(2, errors.New("give --adb or --wda: the phone needs an endpoint"))
+	}
+	for flag, addr := range map[string]string{"adb": o.adbAddr, "control": o.controlAddr, "wda": o.wdaAddr} {
 		if addr == "" {
 			continue
 		}
@@ -147,37 +156,70 @@ func runSim(ctx context.Context, o simOptions, stdout, stderr io.Writer, ready s
 	}
 
 	var lc net.ListenConfig
-	adbLn, err := lc.Listen(ctx, "tcp", o.adbAddr)
-	if err != nil {
-		return exitWith(1, fmt.Errorf("listen for adb on %s: %w", o.adbAddr, err))
-	}
-	var controlLn net.Listener
-	if o.controlAddr != "" {
-		controlLn, err = lc.Listen(ctx, "tcp", o.controlAddr)
-		if err != nil {
-			adbLn.Close()
-			return exitWith(1, fmt.Errorf("listen for control on %s: %w", o.controlAddr, err))
+	var lns []net.Listener
+	closeAll := func() {
+		for _, l := range lns {
+			l.Close()
 		}
+	}
+	listen := func(flag, addr string) (net.Listener, error) {
+		if addr == "" {
+			return nil, nil
+		}
+		ln, err := lc.Listen(ctx, "tcp", addr)
+		if err != nil {
+			closeAll()
+			return nil, exitWith(1, fmt.Errorf("listen for %s on %s: %w", flag, addr, err))
+		}
+		lns = append(lns, ln)
+		return ln, nil
+	}
+	adbLn, err := listen("adb", o.adbAddr)
+	if err != nil {
+		return err
+	}
+	controlLn, err := listen("control", o.controlAddr)
+	if err != nil {
+		return err
+	}
+	wdaLn, err := listen("wda", o.wdaAddr)
+	if err != nil {
+		return err
 	}
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	errs := make(chan error, 2)
-	go func() { errs <- daemon.Serve(ctx, adbLn) }()
-	var controlSrv *http.Server
-	if controlLn != nil {
-		controlSrv = &http.Server{Handler: phone.ControlHandler(), ReadHeaderTimeout: 10 * time.Second}
+	errs := make(chan error, 3)
+	if adbLn != nil {
+		go func() { errs <- daemon.Serve(ctx, adbLn) }()
+	}
+	var servers []*http.Server
+	serveHTTP := func(name string, ln net.Listener, h http.Handler) {
+		if ln == nil {
+			return
+		}
+		srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+		servers = append(servers, srv)
 		go func() {
-			if err := controlSrv.Serve(controlLn); !errors.Is(err, http.ErrServerClosed) {
-				errs <- fmt.Errorf("control server: %w", err)
+			if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+				errs <- fmt.Errorf("%s server: %w", name, err)
 			}
 		}()
 	}
+	serveHTTP("control", controlLn, phone.ControlHandler())
+	serveHTTP("wda", wdaLn, simwda.New(phone))
 
-	adbAddr := adbLn.Addr().String()
-	fmt.Fprintf(stdout, "simulated phone %s (%dx%d, locale %s, profile %s, seed %d) is listening for adb on %s\n",
-		model, w, h, o.locale, profileName(o.profile), o.seed, adbAddr)
-	fmt.Fprintf(stdout, "connect with:  adb connect %s\n", adbAddr)
+	adbAddr := ""
+	fmt.Fprintf(stdout, "simulated phone %s (%dx%d, locale %s, profile %s, seed %d)\n",
+		model, w, h, o.locale, profileName(o.profile), o.seed)
+	if adbLn != nil {
+		adbAddr = adbLn.Addr().String()
+		fmt.Fprintf(stdout, "adb:           adb connect %s\n", adbAddr)
+	}
+	if wdaLn != nil {
+		wdaAddr := wdaLn.Addr().String()
+		fmt.Fprintf(stdout, "iPhone (WDA):  http://%s  (phonepilot run --device wda:http://%s …)\n", wdaAddr, wdaAddr)
+	}
 	controlAddr := ""
 	if controlLn != nil {
 		controlAddr = controlLn.Addr().String()
@@ -195,9 +237,9 @@ func runSim(ctx context.Context, o simOptions, stdout, stderr io.Writer, ready s
 	case runErr = <-errs:
 	}
 	cancel()
-	if controlSrv != nil {
+	for _, srv := range servers {
 		shutdownCtx, stop := context.WithTimeout(context.Background(), 5*time.Second)
-		controlSrv.Shutdown(shutdownCtx)
+		srv.Shutdown(shutdownCtx)
 		stop()
 	}
 	daemon.Close()

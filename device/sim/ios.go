@@ -578,3 +578,20 @@ func anyNode(n *node, f func(*node) bool) bool {
 
 // LocaleTag is the phone's locale as a BCP 47 tag ("en-US", "zh-CN").
 func (p *Phone) LocaleTag() string { return p.locale() }
+
+// ShowPermissionDialog puts the system's notification-permission request
+// in front of the app in front now, as an app asking on its first start
+// does; on the iPhone dress it is a system alert. For tests and the
+// control server's POST /permission-dialog.
+func (p *Phone) ShowPermissionDialog() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.settle(p.now())
+	a := p.fgApp()
+	if a == nil {
+		return errors.New("no app is in front to ask for a permission")
+	}
+	p.pending = nil
+	p.showPopup(&popup{kind: popupPermission}, a.pkg())
+	return nil
+}

@@ -53,8 +53,9 @@ func (p *Phone) popupName() string {
 	return "permission"
 }
 
-// ControlHandler serves GET /state (the state JSON) and POST /reset (a
-// fresh phone, same configuration) for `phonepilot sim --control`.
+// ControlHandler serves GET /state (the state JSON), POST /reset (a
+// fresh phone, same configuration) and POST /permission-dialog (the
+// notification-permission request over the app in front) for `phonepilot sim --control`.
 func (p *Phone) ControlHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /state", func(w http.ResponseWriter, r *http.Request) {
@@ -70,6 +71,14 @@ func (p *Phone) ControlHandler() http.Handler {
 		p.Reset()
 		w.Header().Set("Content-Type", "application/json")
 		w.Write([]byte(`{"reset":true}`))
+	})
+	mux.HandleFunc("POST /permission-dialog", func(w http.ResponseWriter, r *http.Request) {
+		if err := p.ShowPermissionDialog(); err != nil {
+			http.Error(w, err.Error(), http.StatusConflict)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"shown":true}`))
 	})
 	return mux
 }

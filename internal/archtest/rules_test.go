@@ -20,6 +20,8 @@ var allowedImports = map[string][]string{
 	"device/sim/adbd":   {"internal/*"},
 	// A hand-written adbd.Phone for the transport's and simadb's tests.
 	"device/sim/adbd/adbdtest": nil,
+	"device/wda":               {"apps", "device", "scene", "perception/frame"},
+	"device/sim/simwda":        {"device/sim", "internal/*"},
 	"device/sim/simadb":        {"device/sim", "device/sim/adbd", "internal/*"},
 	"tools":                    {"apps", "device", "scene", "internal/clock"},
 	"plan":                     {"scene", "tools", "task/lifecycle"},
@@ -64,7 +66,7 @@ var allowedImports = map[string][]string{
 // frameImporters are the only packages that may import perception/frame, in
 // any file, tests included: the drivers that make frames, the AIPlanner and
 // its providers that send them to a model, and cmd that wires them.
-var frameImporters = []string{"device/adb", "device/sim", "device/sim/*", "plan/ai", "plan/ai/*", "mcpserver", "cmd/phonepilot"}
+var frameImporters = []string{"device/adb", "device/wda", "device/sim", "device/sim/*", "plan/ai", "plan/ai/*", "mcpserver", "cmd/phonepilot"}
 
 const framePkg = "perception/frame"
 
