@@ -20,6 +20,7 @@ var allowedImports = map[string][]string{
 	"device/sim/adbd":   {"internal/*"},
 	// A hand-written adbd.Phone for the transport's and simadb's tests.
 	"device/sim/adbd/adbdtest": nil,
+	"device/adb/helper":        nil,
 	"device/wda":               {"apps", "device", "scene", "perception/frame"},
 	"device/sim/simwda":        {"device/sim", "internal/*"},
 	"device/sim/simadb":        {"device/sim", "device/sim/adbd", "internal/*"},
