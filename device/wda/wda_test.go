@@ -164,3 +164,83 @@ func TestSessionIsRecreatedWhenWDAForgetsIt(t *testing.T) {
 		t.Fatalf("session %q after WDA dropped %q: want a new one", srv.Session(), first)
 	}
 }
+
+func TestInProcessClientDrivesTheSimulator(t *testing.T) {
+	ctx := context.Background()
+	p, err := sim.New(sim.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := wda.Open(ctx, simwda.InProcessURL, simwda.InProcessClient(simwda.New(p)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.LaunchApp(ctx, "Clock"); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := d.Scene(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.Package != "com.apple.mobiletimer" {
+		t.Fatalf("in front: %q, want the Clock's bundle id", sc.Package)
+	}
+}
+
+// The two forms of /source read into the same Scene.
+func TestJSONAndXMLSourcesAgree(t *testing.T) {
+	ctx := context.Background()
+	p, err := sim.New(sim.Config{Locale: "zh"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(simwda.New(p))
+	defer srv.Close()
+	if err := p.Device().LaunchApp(ctx, "Settings"); err != nil {
+		t.Fatal(err)
+	}
+	get := func(format string) []byte {
+		resp, err := srv.Client().Get(srv.URL + "/source?format=" + format)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var env struct{ Value json.RawMessage }
+		if err := json.NewDecoder(resp.Body).Decode(&env); err != nil {
+			t.Fatal(err)
+		}
+		return env.Value
+	}
+	fromJSON, err := wda.ParseJSON(get("json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var xmlText string
+	if err := json.Unmarshal(get("xml"), &xmlText); err != nil {
+		t.Fatal(err)
+	}
+	fromXML, err := wda.ParseXML([]byte(xmlText))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := wda.ToScene(fromJSON, 3, "x"), wda.ToScene(fromXML, 3, "x")
+	if len(a.Elements) < 10 || len(a.Elements) != len(b.Elements) {
+		t.Fatalf("JSON gives %d elements, XML %d", len(a.Elements), len(b.Elements))
+	}
+	for i := range a.Elements {
+		if a.Elements[i] != b.Elements[i] {
+			t.Fatalf("element %d differs:\nJSON %+v\nXML  %+v", i, a.Elements[i], b.Elements[i])
+		}
+	}
+}
+
+func TestTooDeepATreeIsRefused(t *testing.T) {
+	deep := strings.Repeat(`{"type":"Other","children":[`, 1000) + `{"type":"Button"}` + strings.Repeat(`]}`, 1000)
+	if _, err := wda.ParseJSON([]byte(deep)); !errors.Is(err, wda.ErrTreeTooBig) {
+		t.Fatalf("a 1000-deep tree: %v, want ErrTreeTooBig", err)
+	}
+	deepXML := strings.Repeat(`<XCUIElementTypeOther>`, 1000) + strings.Repeat(`</XCUIElementTypeOther>`, 1000)
+	if _, err := wda.ParseXML([]byte(deepXML)); !errors.Is(err, wda.ErrTreeTooBig) {
+		t.Fatalf("a 1000-deep XML tree: %v, want ErrTreeTooBig", err)
+	}
+}
