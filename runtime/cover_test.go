@@ -1,10 +1,19 @@
 package runtime
 
 import (
+	"context"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
+	"phonepilot/device/fake"
+	"phonepilot/internal/clock"
+	"phonepilot/internal/testlog"
+	"phonepilot/plan"
 	"phonepilot/scene"
+	"phonepilot/task/lifecycle"
+	"phonepilot/tools"
 )
 
 // An approved tap does not run when something came over its element while
@@ -28,5 +37,80 @@ func TestApprovedTapNotRunUnderWhatCameOverIt(t *testing.T) {
 	}
 	if why := sameTarget(&pay, was, was); why != "" {
 		t.Errorf("the same screen: %q", why)
+	}
+}
+
+// The guard re-checks an approved tap against the screen the person was
+// shown, not the fresh screen against itself: while they decided, another
+// app came to the front with a look-alike button at the same index, or an
+// ad layer came over the button (same element, same app). Neither tap
+// runs; a toast beside the button does not stop it.
+func TestGuardRechecksTheApprovedScreenAfterTheWait(t *testing.T) {
+	pay := scene.Element{Index: 1, Parent: 0, Class: "android.widget.Button", Text: "Pay", Clickable: true, Enabled: true,
+		Bounds: scene.Bounds{Left: 100, Top: 2000, Right: 980, Bottom: 2200}}
+	root := scene.Element{Index: 0, Parent: -1, Class: "android.widget.FrameLayout", Bounds: scene.Bounds{Right: 1080, Bottom: 2400}}
+	shop := func(pkg string, more ...scene.Element) *scene.Scene {
+		return &scene.Scene{Width: 1080, Height: 2400, Package: pkg, Elements: append([]scene.Element{root, pay}, more...)}
+	}
+	paid := &scene.Scene{Width: 1080, Height: 2400, Package: "com.example.shop", Elements: []scene.Element{root,
+		{Index: 1, Parent: 0, Class: "android.widget.TextView", Text: "Paid", Bounds: scene.Bounds{Left: 100, Top: 1000, Right: 980, Bottom: 1100}}}}
+	ad := scene.Element{Index: 2, Parent: 0, Class: "android.widget.FrameLayout", ResourceID: "com.example.shop:id/ad_layer", Clickable: true,
+		Bounds: scene.Bounds{Right: 1080, Bottom: 2400}}
+	toast := scene.Element{Index: 2, Parent: 0, Class: "android.widget.TextView", ResourceID: "android:id/message", Text: "Coupon applied",
+		Bounds: scene.Bounds{Left: 357, Top: 1800, Right: 723, Bottom: 1900}}
+	for _, c := range []struct {
+		name   string
+		during *scene.Scene // the screen once the person was asked
+		ran    bool
+		reason string
+	}{
+		{"another app in front, same-looking button", shop("com.example.phishing"), false, "the app in front changed from com.example.shop to com.example.phishing"},
+		{"an ad layer over the button", shop("com.example.shop", ad), false, "is covered by FrameLayout ad_layer"},
+		{"a toast beside the button", shop("com.example.shop", toast), true, ""},
+		{"nothing changed", shop("com.example.shop"), true, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var asked atomic.Bool
+			var d *fake.Device
+			d = fake.NewFunc(func(h []fake.Call) (*scene.Scene, error) {
+				for _, call := range h {
+					if call.Method == fake.MethodTap {
+						return paid, nil
+					}
+				}
+				if asked.Load() {
+					return c.during, nil
+				}
+				return shop("com.example.shop"), nil
+			})
+			p := &scriptedPerson{t: t, approve: []bool{true}, onAsk: func() { asked.Store(true) }}
+			planner := planFunc(func(_ context.Context, in plan.Input) (plan.Decision, error) {
+				if in.Scene.Elements[1].Text == "Paid" {
+					return plan.Decision{Finish: &plan.Finish{Success: true, Reason: "paid"}}, nil
+				}
+				if in.Replan || len(in.History) > 0 {
+					return plan.Decision{Finish: &plan.Finish{Reason: "cannot pay: " + in.Reason}}, nil
+				}
+				return plan.Decision{Steps: []plan.PlannedStep{{Intent: "tap Pay", Call: tools.NewCall(tools.Tap, tools.TapArgs{Element: 1}),
+					Expect: plan.Expectation{Kind: plan.ExpectChanged}}}}, nil
+			})
+			r, err := New(Defaults(), d, planner, Options{Clock: clock.NewFake(time.Unix(0, 0)), Logger: testlog.New(t), Person: p, Gate: confirmAll{}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := r.Run(context.Background(), "pay")
+			taps := 0
+			for _, call := range d.Calls() {
+				if call.Method == fake.MethodTap {
+					taps++
+				}
+			}
+			switch {
+			case c.ran && (taps != 1 || res.Status != lifecycle.Completed):
+				t.Errorf("%d taps, %s (%s); want the approved tap run once", taps, res.Status, res.Reason)
+			case !c.ran && (taps != 0 || res.Status != lifecycle.Failed || res.Cause != lifecycle.CauseApprovalDenied || !strings.Contains(res.Reason, c.reason)):
+				t.Errorf("%d taps, %s (%s: %s); want no tap, failed approval_denied saying %q", taps, res.Status, res.Cause, res.Reason, c.reason)
+			}
+		})
 	}
 }

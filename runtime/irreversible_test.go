@@ -11,6 +11,7 @@ import (
 	"phonepilot/internal/clock"
 	"phonepilot/internal/testlog"
 	"phonepilot/plan"
+	"phonepilot/safety"
 	"phonepilot/scene"
 	"phonepilot/task/lifecycle"
 	"phonepilot/tools"
@@ -146,3 +147,54 @@ func TestApprovedActionAskedForAgain(t *testing.T) {
 		})
 	}
 }
+
+// allowFlagged allows every action but names its category, as a policy
+// that allows payments does (payment = "allow"): the action is still an
+// irreversible one.
+type allowFlagged struct{}
+
+func (allowFlagged) Check(safety.Input) safety.Decision {
+	return safety.Decision{Verdict: safety.Allow, Category: safety.Payment, Reason: "the policy allows payments"}
+}
+
+// A payment the policy allows runs without a person, but it is still
+// irreversible: when its effect does not show within the wait it is not
+// tapped again (the money may be gone), the step fails saying so. A tap
+// the gate does not flag is retried (the opposite).
+func TestAllowedPaymentWithoutVisibleEffectIsNotRetried(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		gate Gate
+		taps int
+	}{
+		{"allowed payment", allowFlagged{}, 1},
+		{"unflagged tap", recordingGateAllow{}, Defaults().StepRetries},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			clk := clock.NewFake(time.Unix(0, 0))
+			dev, taps := lagPayPhone(clk, time.Hour, false) // the effect never shows in time
+			planner := planFunc(func(_ context.Context, in plan.Input) (plan.Decision, error) {
+				if len(in.History) > 0 {
+					return plan.Decision{Finish: &plan.Finish{Reason: "gave up: " + in.Reason}}, nil
+				}
+				return plan.Decision{Steps: []plan.PlannedStep{{Intent: "tap Pay", Call: tools.NewCall(tools.Tap, tools.TapArgs{Element: 0}),
+					Expect: plan.Expectation{Kind: plan.ExpectChanged}}}}, nil
+			})
+			r, err := New(Defaults(), dev, planner, Options{Clock: clk, Logger: testlog.New(t), Gate: c.gate})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := r.Run(context.Background(), "pay")
+			if taps() != c.taps || len(res.Steps) != 1 || res.Steps[0].Status != lifecycle.StepFailed {
+				t.Fatalf("%d taps, steps %v; want %d taps in one failed step", taps(), intents(res), c.taps)
+			}
+			if c.taps == 1 && !strings.Contains(res.Steps[0].Reason, "not repeated") {
+				t.Errorf("the step's reason %q does not say the payment was not repeated", res.Steps[0].Reason)
+			}
+		})
+	}
+}
+
+type recordingGateAllow struct{}
+
+func (recordingGateAllow) Check(safety.Input) safety.Decision { return safety.Decision{Verdict: safety.Allow} }

@@ -29,6 +29,7 @@ type toyPhone struct {
 	deadSearchBar    bool          // tapping the search bar never does anything
 	spinner          time.Duration // results load this long
 	typeDelay        time.Duration // TypeText takes this long (honours ctx)
+	typing           chan struct{} // when set, closed as TypeText starts its typeDelay
 	disconnectAfter  int           // after this many device calls, everything fails (0: never)
 	typeEffectDelay  int           // the field shows typed text only after this many Scene calls
 	dropEnter        int           // this many next enter presses do nothing
@@ -208,6 +209,10 @@ func (p *toyPhone) TypeText(ctx context.Context, text string) error {
 	}
 	p.mu.Unlock()
 	if p.typeDelay > 0 {
+		if p.typing != nil {
+			close(p.typing)
+			p.typing = nil
+		}
 		// Typing takes time; cancelled midway it leaves the field as it was.
 		if err := (clock.Real{}).Sleep(ctx, p.typeDelay); err != nil {
 			return err

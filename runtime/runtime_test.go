@@ -322,36 +322,26 @@ func TestSubmitRetriedWithoutRetyping(t *testing.T) {
 	}
 }
 
+// Cancelled while the phone types (typing would take an hour), the run
+// returns at once: the step in flight is cancelled, nothing half-typed.
+// No wall-clock measure: a run that waited for the typing would hang the
+// test (go test -timeout), not pass it.
 func TestCancelMidStepIsPromptAndLeavesNoHalfTypedText(t *testing.T) {
-	h := newHarness(t, Defaults(), nil, func(p *toyPhone) { p.typeDelay = 30 * time.Second })
+	typing := make(chan struct{})
+	h := newHarness(t, Defaults(), nil, func(p *toyPhone) { p.typeDelay, p.typing = time.Hour, typing })
 	ctx, cancel := context.WithCancel(context.Background())
-	var cancelledAt time.Time
-	h.runner.onEvent = func(e Event) {
-		if e.Type == lifecycle.EventStepStarted && e.Call.Name == tools.TypeText {
-			go func() {
-				time.Sleep(50 * time.Millisecond)
-				cancelledAt = time.Now()
-				cancel()
-			}()
-		}
+	go func() {
+		<-typing // the phone is typing now
+		cancel()
+	}()
+	res := h.runner.Run(ctx, "open Taobao and search Mac mini")
+	if res.Status != lifecycle.Cancelled || res.Cause != lifecycle.CauseCancelled {
+		t.Fatalf("status %s (%s: %s), want cancelled", res.Status, res.Cause, res.Reason)
 	}
-	done := make(chan Result)
-	go func() { done <- h.runner.Run(ctx, "open Taobao and search Mac mini") }()
-	select {
-	case res := <-done:
-		if res.Status != lifecycle.Cancelled || res.Cause != lifecycle.CauseCancelled {
-			t.Fatalf("status %s (%s: %s), want cancelled", res.Status, res.Cause, res.Reason)
-		}
-		// The step in flight is recorded as cancelled, not as failed.
-		last := res.Steps[len(res.Steps)-1]
-		if last.Call.Name != tools.TypeText || last.Status != lifecycle.StepCancelled {
-			t.Errorf("step in flight %s ended %s (%s), want cancelled", last.Call.Name, last.Status, last.Reason)
-		}
-		if d := time.Since(cancelledAt); d > time.Second {
-			t.Errorf("cancelled after %s, want within 1 s", d)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("Run did not return after cancel")
+	// The step in flight is recorded as cancelled, not as failed.
+	last := res.Steps[len(res.Steps)-1]
+	if last.Call.Name != tools.TypeText || last.Status != lifecycle.StepCancelled {
+		t.Errorf("step in flight %s ended %s (%s), want cancelled", last.Call.Name, last.Status, last.Reason)
 	}
 	if _, typed, _ := h.phone.state(); len(typed) != 0 || h.phone.field != "" {
 		t.Errorf("field %q, typed %q after cancel; want nothing typed", h.phone.field, typed)

@@ -41,7 +41,7 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	only := fs.String("pkg", "", "comma-separated packages of the list (its first word) to run; all when empty")
 	id := fs.String("run", "", "a regexp: only the mutations whose PKG/ID matches")
 	check := fs.Bool("check", false, "only check that every mutation still applies; run no test")
-	timeout := fs.Duration("timeout", 5*time.Minute, "go test -timeout for each run (a hang is caught)")
+	timeout := fs.Duration("timeout", 3*time.Minute, "go test -timeout for each run (a hang is caught)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
