@@ -197,4 +197,6 @@ func TestAllowedPaymentWithoutVisibleEffectIsNotRetried(t *testing.T) {
 
 type recordingGateAllow struct{}
 
-func (recordingGateAllow) Check(safety.Input) safety.Decision { return safety.Decision{Verdict: safety.Allow} }
+func (recordingGateAllow) Check(safety.Input) safety.Decision {
+	return safety.Decision{Verdict: safety.Allow}
+}
