@@ -5,8 +5,10 @@ import (
 	"testing"
 
 	"phonepilot/device/sim"
+	"phonepilot/plan"
 	"phonepilot/plan/ai/aitest"
 	"phonepilot/task/lifecycle"
+	"phonepilot/tools"
 )
 
 func TestChangedLayoutFailsAtTheRightStepWithoutHeal(t *testing.T) {
@@ -98,5 +100,138 @@ func TestAHealerThatOnlyWaitsDoesNotHeal(t *testing.T) {
 	}
 	if _, healed := fp.Healed(); healed {
 		t.Error("a wait was kept as a healed step")
+	}
+}
+
+// A healed flow is written only after a run that completed: steps healed
+// in a run that then failed (or was cancelled) are not proven, and nothing
+// is written; a run with nothing healed writes nothing either.
+func TestHealedFlowOnlyAfterACompletedRun(t *testing.T) {
+	f, err := Parse([]byte(searchFlow))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fp, err := NewPlanner(f, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, ok, err := fp.HealedAfter(lifecycle.Completed); got != nil || ok || err != nil {
+		t.Errorf("nothing healed: %v %v %v; want nothing to write, no error", got, ok, err)
+	}
+	fp.healed = map[int]*Step{1: {Tool: "tap", Target: &Selector{ID: "search_pill"}, Healed: "home_searchbar is gone"}}
+	for _, st := range []lifecycle.Status{lifecycle.Failed, lifecycle.Cancelled, lifecycle.Interrupted} {
+		if got, ok, err := fp.HealedAfter(st); got != nil || ok || err == nil || !strings.Contains(err.Error(), "no healed flow written") {
+			t.Errorf("healed, run %s: %v %v %v; want nothing to write and an error saying so", st, got, ok, err)
+		}
+	}
+	got, ok, err := fp.HealedAfter(lifecycle.Completed)
+	if err != nil || !ok || got == nil || got.Steps[1].Target.ID != "search_pill" || got.Steps[1].Healed == "" || got.Steps[0].Healed != "" {
+		t.Fatalf("healed, run completed: %+v %v %v; want the flow with step 2 healed", got, ok, err)
+	}
+}
+
+// A healed step that types a parameter's value is written with ${name},
+// not the value of this run: the healed flow keeps its parameter.
+func TestHealedStepKeepsTheParameter(t *testing.T) {
+	f, err := Parse([]byte(searchFlow))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fp, err := NewPlanner(f, Options{Params: map[string]string{"query": "iPad Air"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := screen()
+	idx := tools.Index(1)
+	s := fp.stepFrom(&handed{ps: plan.PlannedStep{Intent: `type "iPad Air" into the search bar`,
+		Call: tools.NewCall(tools.TypeText, tools.TypeTextArgs{Text: "iPad Air", Element: &idx, Submit: true})}, sc: sc, why: "the field moved"})
+	if s.Args["text"] != "${query}" || s.Healed != "the field moved" || s.Target == nil || s.Target.ID != "searchbar" {
+		t.Errorf("healed step %+v (target %+v); want text ${query} on the search bar, marked healed", s, s.Target)
+	}
+	// A literal that is no parameter's value stays as typed.
+	s = fp.stepFrom(&handed{ps: plan.PlannedStep{Intent: "type", Call: tools.NewCall(tools.TypeText, tools.TypeTextArgs{Text: "hello", Element: &idx})}, sc: sc, why: "w"})
+	if s.Args["text"] != "hello" {
+		t.Errorf("a literal that is no parameter: %v", s.Args["text"])
+	}
+}
+
+const searchFlow = `version: 1
+goal: open Taobao and search ${query}
+params:
+  query:
+    default: Mac mini
+steps:
+  - tool: launch_app
+    args:
+      app: Taobao
+    expect:
+      app: Taobao
+  - tool: tap
+    target:
+      id: home_searchbar
+    expect:
+      changed: true
+  - tool: type_text
+    args:
+      submit: true
+      text: ${query}
+    target:
+      id: search_edit
+    expect:
+      changed: true
+`
+
+// Every kind of a step's expect: maps onto the executor's check of that
+// kind, with its target; none written is the tool's own effect.
+func TestExpectationOfEveryKind(t *testing.T) {
+	tap := tools.NewCall(tools.Tap, tools.TapArgs{Element: 1})
+	sel := &Selector{ID: "result_list"}
+	for _, c := range []struct {
+		x    *Expect
+		kind plan.ExpectKind
+		id   string
+	}{
+		{&Expect{Changed: true}, plan.ExpectChanged, ""},
+		{&Expect{App: "Taobao"}, plan.ExpectApp, ""},
+		{&Expect{FieldText: "Mac mini"}, plan.ExpectFieldText, ""},
+		{&Expect{Present: sel}, plan.ExpectPresent, "result_list"},
+		{&Expect{Gone: sel}, plan.ExpectGone, "result_list"},
+		{&Expect{None: true}, plan.ExpectNothing, ""},
+		{nil, plan.ExpectationOf(tap).Kind, ""},
+	} {
+		got := expectation(Step{Tool: "tap", Expect: c.x}, tap)
+		if got.Kind != c.kind || (c.id != "" && got.Target.Value != c.id) {
+			t.Errorf("expect %+v: %+v; want kind %q on %q", c.x, got, c.kind, c.id)
+		}
+	}
+}
+
+// expect: present is checked on the phone: a step whose element never
+// appears fails, although the tap itself changed the screen.
+func TestExpectPresentIsChecked(t *testing.T) {
+	text := strings.Replace(searchFlow, "    target:\n      id: home_searchbar\n    expect:\n      changed: true\n",
+		"    target:\n      id: home_searchbar\n    expect:\n      present:\n        id: no_such_element\n", 1)
+	f, err := Parse([]byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fp, err := NewPlanner(f, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, _, _, _ := run(t, sim.Config{}, fp.Goal(), fp)
+	if res.Status != lifecycle.Failed || !strings.Contains(res.Reason, "flow step 2 of 3") {
+		t.Fatalf("%s (%s); want failed at step 2, whose expected element never appears", res.Status, res.Reason)
+	}
+	// Its opposite: present on an element that does appear.
+	text = strings.Replace(text, "id: no_such_element", "id: search_edit", 1)
+	if f, err = Parse([]byte(text)); err != nil {
+		t.Fatal(err)
+	}
+	if fp, err = NewPlanner(f, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if res, _, _, _ := run(t, sim.Config{}, fp.Goal(), fp); res.Status != lifecycle.Completed {
+		t.Errorf("present on the search field that appears: %s (%s)", res.Status, res.Reason)
 	}
 }

@@ -390,6 +390,22 @@ func (p *Planner) Healed() (*Flow, bool) {
 	return &out, true
 }
 
+// HealedAfter is the healed flow to write after a run that ended with
+// status: the healed flow only when the run completed (a heal is proven by
+// the run reaching its goal), nothing when no step was healed, and an
+// error, with nothing to write, when steps were healed but the run did not
+// complete.
+func (p *Planner) HealedAfter(status lifecycle.Status) (*Flow, bool, error) {
+	healed, changed := p.Healed()
+	if !changed {
+		return nil, false, nil
+	}
+	if status != lifecycle.Completed {
+		return nil, false, errors.New("the flow was healed but did not complete; no healed flow written")
+	}
+	return healed, true, nil
+}
+
 // sameElement: the step ps targets el.
 func sameElement(sc *scene.Scene, ps plan.PlannedStep, el scene.Element) bool {
 	if ps.Target == nil {

@@ -52,6 +52,10 @@ func TestResolve(t *testing.T) {
 		{"a class only, by position", Selector{Class: "Button", Nth: 1}, 8},
 		{"a class only, narrowed by container", Selector{Class: "Button", Container: []string{"Mac mini M4"}}, 5},
 		{"case and spacing folded", Selector{Text: "  add TO\ncart ", Container: []string{"ipad air"}}, 8},
+		// One character is in nothing: "a" is in "Add to cart", "Mac mini
+		// M4" and "iPad Air", and matches none of them.
+		{"one character is no label's part", Selector{ID: "gone", Text: "a"}, -1},
+		{"two characters are", Selector{ID: "gone", Text: "ad", Class: "TextView"}, 7},
 	}
 	for _, tc := range cases {
 		el, ok := Resolve(sc, tc.sel)

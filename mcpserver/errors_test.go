@@ -40,7 +40,10 @@ func TestStaleAndUnknownIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, isErr = call(t, cs, "tap", map[string]any{"element": taobao})
-	if !isErr || !strings.Contains(out, "stale index") || !strings.Contains(out, "Observe again") || !strings.Contains(out, "nothing was done") {
+	// The app switch is what it says (the element branch is
+	// TestStaleIndexInTheSameApp's).
+	if !isErr || !strings.Contains(out, "stale index: the app in front changed from com.google.android.apps.nexuslauncher to com.google.android.apps.messaging") ||
+		!strings.Contains(out, "Observe again") || !strings.Contains(out, "nothing was done") {
 		t.Fatalf("tap on a stale index: error=%v %s", isErr, out)
 	}
 	sc, err := p.Device().Scene(t.Context())

@@ -14,7 +14,6 @@ import (
 	"phonepilot/flow"
 	"phonepilot/plan"
 	"phonepilot/runtime"
-	"phonepilot/task/lifecycle"
 )
 
 func init() { register(newFlowCmd) }
@@ -156,12 +155,9 @@ func runFlow(cmd *cobra.Command, o runOptions, file string, sets []string, heal 
 		return flow.DriftNotice(flow.Drift(ctx, f.Recorded, od.Device))
 	}
 	g.done = func(res runtime.Result) (string, error) {
-		healed, changed := fp.Healed()
-		if !changed {
-			return "", nil
-		}
-		if res.Status != lifecycle.Completed {
-			return "", errors.New("the flow was healed but did not complete; no healed flow written")
+		healed, changed, err := fp.HealedAfter(res.Status)
+		if err != nil || !changed {
+			return "", err
 		}
 		out, err := flow.Marshal(healed)
 		if err != nil {
