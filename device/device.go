@@ -45,10 +45,35 @@ const (
 // Keys lists every Key in the order the press_key tool documents them.
 var Keys = []Key{KeyBack, KeyHome, KeyEnter, KeyAppSwitch, KeyDelete}
 
+// The optional capabilities below are what consumers need beyond Device.
+// A driver implements those it can; a consumer finds one by type assertion
+// on the Device it holds (as database/sql finds a driver's optional
+// interfaces) and does without when it is absent. No package declares its
+// own copy, and no code switches on a concrete driver type.
+
 // StateReporter is implemented by devices that can report their own state as
 // JSON (the simulator). Benchmarks judge success on it.
 type StateReporter interface {
 	State(ctx context.Context) ([]byte, error)
+}
+
+// Facts is implemented by devices that can say what they run: their locale
+// and the installed version of an app (device/sim, device/adb). The task
+// service records them when a task ends; a flow's replay compares them with
+// the device the flow was recorded on.
+type Facts interface {
+	// Locale is the device's locale as a BCP 47 tag ("en-US").
+	Locale(ctx context.Context) (string, error)
+	// AppVersion is the installed versionName and versionCode of pkg; the
+	// error wraps ErrAppNotFound when pkg is not installed.
+	AppVersion(ctx context.Context, pkg string) (name string, code int64, err error)
+}
+
+// AppStopper is implemented by devices that can stop an app (Android's
+// force-stop: its process ends, its next launch starts fresh). A farm
+// worker stops the last task's app before the next task.
+type AppStopper interface {
+	StopApp(ctx context.Context, pkg string) error
 }
 
 // Sentinel errors a driver wraps (with %w) so callers can tell them apart.

@@ -10,25 +10,18 @@ import (
 	"phonepilot/device"
 )
 
-// DeviceFacts is a device that can say its locale and the installed
-// version of an app (device/sim, device/adb); Drift asks it.
-type DeviceFacts interface {
-	Locale(ctx context.Context) (string, error)
-	AppVersion(ctx context.Context, pkg string) (name string, code int64, err error)
-}
-
 // driftTimeout bounds Drift's questions: a notice must not hold a run.
 const driftTimeout = 5 * time.Second
 
 // Drift says how dev differs from the device the flow was recorded on: an
 // app at another version (or not installed), another locale. Each
 // difference is one phrase; none when the flow records nothing to compare,
-// the device cannot say (it is not a DeviceFacts), or nothing differs. A
+// the device cannot say (it is not a device.Facts), or nothing differs. A
 // difference is a notice, not a failure: the replay finds its targets by
 // what survives a layout change, and --heal mends a step that no longer
 // fits.
-func Drift(ctx context.Context, rec *Recorded, dev any) []string {
-	f, ok := dev.(DeviceFacts)
+func Drift(ctx context.Context, rec *Recorded, dev device.Device) []string {
+	f, ok := dev.(device.Facts)
 	if rec == nil || !ok {
 		return nil
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"phonepilot/device"
 	"phonepilot/device/sim"
 	"phonepilot/storage"
 	"phonepilot/task/lifecycle"
@@ -63,13 +64,13 @@ func TestDriftOnTheSimulator(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		rec  *Recorded
-		dev  any
+		dev  device.Device
 		want []string
 	}{
 		{"same device", rec("en-US", "10.40.10"), en.Device(), nil},
 		{"old flow: language only, no version", rec("en", ""), en.Device(), nil},
 		{"nothing recorded", nil, en.Device(), nil},
-		{"a device that cannot say", rec("zh-CN", "1.0"), struct{}{}, nil},
+		{"a device that cannot say", rec("zh-CN", "1.0"), struct{ device.Device }{en.Device()}, nil},
 		{"older Taobao", rec("en-US", "10.30.0"), en.Device(), []string{"com.taobao.taobao is 10.40.10 here, recorded on 10.30.0"}},
 		{"redesign and locale", rec("en", "10.40.10"), changed.Device(),
 			[]string{"com.taobao.taobao is 10.42.20 here, recorded on 10.40.10", "the locale is zh-CN here, recorded on en"}},

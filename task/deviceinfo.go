@@ -7,18 +7,9 @@ import (
 	"sync"
 	"time"
 
+	"phonepilot/device"
 	"phonepilot/scene"
 )
-
-// DeviceFacts is a device that can say what it runs: its locale and the
-// installed version of an app (device/sim, device/adb). It is optional,
-// found by type assertion on the device a task runs on.
-type DeviceFacts interface {
-	// Locale is the device's locale as a BCP 47 tag ("en-US").
-	Locale(ctx context.Context) (string, error)
-	// AppVersion is the installed versionName and versionCode of pkg.
-	AppVersion(ctx context.Context, pkg string) (name string, code int64, err error)
-}
 
 // DeviceInfo is what the service learned of the device a task ran on: its
 // locale and the versions of the apps the task's screens showed. It is
@@ -74,10 +65,11 @@ func (a *appsSeen) list() []string {
 	return slices.Clone(a.pkgs)
 }
 
-// deviceInfo asks dev, when it can say, for its locale and the versions
-// of pkgs. What it cannot answer is left out; nil when nothing was learned.
-func deviceInfo(ctx context.Context, dev any, pkgs []string) *DeviceInfo {
-	f, ok := dev.(DeviceFacts)
+// deviceInfo asks dev, when it can say (it is a device.Facts), for its
+// locale and the versions of pkgs. What it cannot answer is left out; nil
+// when nothing was learned.
+func deviceInfo(ctx context.Context, dev device.Device, pkgs []string) *DeviceInfo {
+	f, ok := dev.(device.Facts)
 	if !ok {
 		return nil
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"phonepilot/device/adb"
+	"phonepilot/device/backend"
 )
 
 func init() { register(newDevicesCmd) }
@@ -47,7 +48,7 @@ The adb server is --adb-server, else $ADB_SERVER_SOCKET (tcp:HOST:PORT), else
 			}
 			var rows []deviceRow
 			log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
-			err = withDefaultADBServer(cmd.Context(), server, log, func() (err error) {
+			err = backend.WithDefaultADBServer(cmd.Context(), server, log, func() (err error) {
 				rows, err = listDevices(cmd.Context(), addr)
 				return err
 			})

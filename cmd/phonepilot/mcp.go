@@ -108,9 +108,7 @@ func runMCP(cmd *cobra.Command, o mcpOptions, ready mcpReady) error {
 		return exitWith(1, fmt.Errorf("open database: %w", err))
 	}
 	defer store.Close()
-	devices := newServeDevices(deviceOptions{
-		ADBServer: cfg.ADB.Server, SimLocale: cfg.Sim.Locale, SimProfile: cfg.Sim.Profile, SimSeed: cfg.Sim.Seed, Logger: log,
-	})
+	devices := newServeDevices(cfg.deviceOptions(log))
 	gate, err := cfg.gate()
 	if err != nil {
 		return exitWith(2, err)
@@ -233,9 +231,9 @@ func (m mcpDevices) List(ctx context.Context) ([]mcpserver.DeviceInfo, error) {
 }
 
 func (m mcpDevices) Open(ctx context.Context, name string) (mcpserver.Opened, error) {
-	dev, release, err := m.d.Open(ctx, name)
+	od, release, err := m.d.Set.Open(ctx, name)
 	if err != nil {
 		return mcpserver.Opened{}, err
 	}
-	return mcpserver.Opened{Device: deviceOf(dev), Camera: cameraOf(dev), Release: release}, nil
+	return mcpserver.Opened{Device: od.Device, Camera: od.Camera, Release: release}, nil
 }

@@ -8,17 +8,14 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"regexp"
-	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"phonepilot/api"
 	"phonepilot/device"
-	"phonepilot/device/adb"
+	"phonepilot/device/backend"
 	"phonepilot/farm"
 	"phonepilot/flow"
 	"phonepilot/perception/frame"
@@ -130,9 +127,7 @@ func runServe(cmd *cobra.Command, o serveOptions, ready serveReady) error {
 			return exitWith(1, fmt.Errorf("open database: %w", err))
 		}
 		defer store.Close()
-		devices = newServeDevices(deviceOptions{
-			ADBServer: cfg.ADB.Server, SimLocale: cfg.Sim.Locale, SimProfile: cfg.Sim.Profile, SimSeed: cfg.Sim.Seed, Logger: log,
-		})
+		devices = newServeDevices(cfg.deviceOptions(log))
 	}
 	acfg := api.Defaults()
 	acfg.Token = cfg.Serve.Token
@@ -254,7 +249,7 @@ func (r *runtimeRunner) Run(ctx context.Context, t storage.Task, dev device.Devi
 		// A flow task (POST /v1/flows/run) carries its flow.
 		planner, err = flowPlanner(t, log)
 		if run, ferr := flow.FromTask(t); ferr == nil {
-			if n := flow.DriftNotice(flow.Drift(ctx, run.Flow.Recorded, deviceOf(dev))); n != "" {
+			if n := flow.DriftNotice(flow.Drift(ctx, run.Flow.Recorded, dev)); n != "" {
 				log.Warn(n)
 			}
 		}
@@ -264,30 +259,18 @@ func (r *runtimeRunner) Run(ctx context.Context, t storage.Task, dev device.Devi
 	if err != nil {
 		return runtime.Result{Status: lifecycle.Failed, Cause: lifecycle.CauseModelError, Reason: err.Error()}
 	}
-	runner, err := runtime.New(cfg, deviceOf(dev), planner, runtime.Options{Logger: log, OnEvent: emit, Gate: r.gate, Person: person})
+	runner, err := runtime.New(cfg, dev, planner, runtime.Options{Logger: log, OnEvent: emit, Gate: r.gate, Person: person})
 	if err != nil {
 		return runtime.Result{Status: lifecycle.Failed, Cause: lifecycle.CauseStepFailed, Reason: err.Error()}
 	}
 	return runner.Run(ctx, t.Goal)
 }
 
-// maxSims bounds the in-process simulated phones one server keeps, so a
-// client naming ever new sim:NAMEs cannot exhaust its memory.
-const maxSims = 256
-
-// simName is what may follow "sim:".
-var simName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
-
-// serveDevices opens devices for the server. Each sim or sim:NAME is one
-// in-process simulated phone kept for the server's lifetime (so a second
-// task on sim:a sees the screen the first left); adb phones are opened per
-// task through openDevice.
-type serveDevices struct {
-	opt deviceOptions
-
-	mu   sync.Mutex
-	sims map[string]*openedDevice
-}
+// serveDevices are the server's devices: the backend table's Set (each
+// sim or sim:NAME one in-process simulated phone kept while the server
+// runs; adb phones opened per task), as the task service and the API ask
+// for them.
+type serveDevices struct{ *backend.Set }
 
 var (
 	_ api.Devices  = (*serveDevices)(nil)
@@ -295,164 +278,52 @@ var (
 )
 
 func newServeDevices(o deviceOptions) *serveDevices {
-	if o.Logger == nil {
-		o.Logger = slog.New(slog.DiscardHandler)
-	}
-	return &serveDevices{opt: o, sims: map[string]*openedDevice{}}
+	return &serveDevices{backend.NewSet(o)}
 }
 
-func (d *serveDevices) Check(name string) error {
-	switch {
-	case name == "sim", name == "adb":
-		return nil
-	case strings.HasPrefix(name, "sim:"):
-		if !simName.MatchString(name[4:]) {
-			return fmt.Errorf("%q: the name after sim: must be 1-64 letters, digits, '.', '_' or '-'", name)
-		}
-		d.mu.Lock()
-		defer d.mu.Unlock()
-		if _, ok := d.sims[name]; !ok && len(d.sims) >= maxSims {
-			return fmt.Errorf("%q: this server already keeps %d simulated phones; reuse one of them", name, maxSims)
-		}
-		return nil
-	case strings.HasPrefix(name, "adb:"):
-		if len(name) == 4 || strings.ContainsAny(name, " \t\n") {
-			return fmt.Errorf("%q: give the serial after adb: (see GET /v1/devices)", name)
-		}
-		return nil
-	}
-	return fmt.Errorf("%q is not a device: use sim, sim:NAME, adb or adb:SERIAL", name)
-}
-
-// servedDevice carries the opened device's extras (camera) to the runner.
-type servedDevice struct {
-	device.Device
-	od *openedDevice
-}
-
-var _ task.DeviceFacts = (*servedDevice)(nil)
-
-// Locale and AppVersion pass the phone's own answers on (the task service
-// records them when a task ends); a phone that cannot say is unsupported.
-func (s *servedDevice) Locale(ctx context.Context) (string, error) {
-	if f, ok := s.Device.(task.DeviceFacts); ok {
-		return f.Locale(ctx)
-	}
-	return "", fmt.Errorf("locale: %w", device.ErrUnsupported)
-}
-
-func (s *servedDevice) AppVersion(ctx context.Context, pkg string) (string, int64, error) {
-	if f, ok := s.Device.(task.DeviceFacts); ok {
-		return f.AppVersion(ctx, pkg)
-	}
-	return "", 0, fmt.Errorf("app version: %w", device.ErrUnsupported)
-}
-
-func deviceOf(d device.Device) device.Device {
-	if s, ok := d.(*servedDevice); ok {
-		return s.Device
-	}
-	return d
-}
-
-func cameraOf(d device.Device) frame.Camera {
-	if s, ok := d.(*servedDevice); ok && s.od.Camera != nil {
-		return s.od.Camera
-	}
-	return nil
-}
-
+// Open opens the device for one task. The device is the driver itself: its
+// optional abilities (camera, facts, stopping an app) are found on it by
+// type assertion.
 func (d *serveDevices) Open(ctx context.Context, name string) (device.Device, func(), error) {
-	if name == "sim" || strings.HasPrefix(name, "sim:") {
-		d.mu.Lock()
-		defer d.mu.Unlock()
-		od, ok := d.sims[name]
-		if !ok {
-			o := d.opt
-			o.Logger = d.opt.Logger.With("device", name)
-			var err error
-			od, err = openDevice(ctx, "sim", o)
-			if err != nil {
-				return nil, nil, err
-			}
-			od.Name = name
-			d.sims[name] = od
-		}
-		return &servedDevice{Device: od.Device, od: od}, func() {}, nil
-	}
-	od, err := openDevice(ctx, name, d.opt)
+	od, release, err := d.Set.Open(ctx, name)
 	if err != nil {
 		return nil, nil, err
 	}
-	return &servedDevice{Device: od.Device, od: od}, func() { _ = od.Close() }, nil
+	return od.Device, release, nil
 }
 
-// State is the device's own state JSON. Simulated phones report theirs: a
-// sim:NAME once a task has opened it, and sim always (it is always listed,
-// so it is opened on demand); real phones report none.
-func (d *serveDevices) State(ctx context.Context, name string) (json.RawMessage, error) {
-	if err := d.Check(name); err != nil {
-		return nil, fmt.Errorf("%w: %w", api.ErrUnknownDevice, err)
-	}
-	if name == "sim" || strings.HasPrefix(name, "sim:") {
-		d.mu.Lock()
-		od, ok := d.sims[name]
-		d.mu.Unlock()
-		if !ok && name != "sim" {
-			return nil, fmt.Errorf("%w: %s: no simulated phone of that name yet (a task on it creates it; see GET /v1/devices)", api.ErrUnknownDevice, name)
-		}
-		if !ok {
-			dev, _, err := d.Open(ctx, name)
-			if err != nil {
-				return nil, err
-			}
-			od = dev.(*servedDevice).od
-		}
-		if od.State == nil {
-			return nil, fmt.Errorf("%w: %s", api.ErrNoState, name)
-		}
-		return od.State.State(ctx)
-	}
-	list, err := d.List(ctx)
-	if err != nil {
-		return nil, err
-	}
-	for _, info := range list {
-		if info.Kind == "adb" && (info.Name == name || name == "adb") {
-			return nil, fmt.Errorf("%w: %s is a real phone; only simulated phones (sim, sim:NAME) report their own state", api.ErrNoState, info.Name)
-		}
-	}
-	return nil, fmt.Errorf("%w: %s: the adb server does not list this phone (see GET /v1/devices)", api.ErrUnknownDevice, name)
+// cameraOf is the device's camera, when it has one.
+func cameraOf(d device.Device) frame.Camera {
+	c, _ := d.(frame.Camera)
+	return c
 }
+
+// State is the device's own state JSON; its error wraps the API's
+// ErrUnknownDevice or ErrNoState as the Set's does.
+func (d *serveDevices) State(ctx context.Context, name string) (json.RawMessage, error) {
+	raw, err := d.Set.State(ctx, name)
+	switch {
+	case errors.Is(err, backend.ErrUnknown):
+		return nil, apiError{api.ErrUnknownDevice, err}
+	case errors.Is(err, backend.ErrNoState):
+		return nil, apiError{api.ErrNoState, err}
+	}
+	return raw, err
+}
+
+// apiError is err, also matching the API's sentinel.
+type apiError struct{ sentinel, err error }
+
+func (e apiError) Error() string   { return e.err.Error() }
+func (e apiError) Unwrap() []error { return []error{e.sentinel, e.err} }
 
 func (d *serveDevices) List(ctx context.Context) ([]api.DeviceInfo, error) {
-	d.mu.Lock()
-	out := []api.DeviceInfo{{Name: "sim", Kind: "sim", State: "device"}}
-	var names []string
-	for n := range d.sims {
-		if n != "sim" {
-			names = append(names, n)
-		}
+	list, err := d.Set.List(ctx)
+	out := make([]api.DeviceInfo, len(list))
+	for i, l := range list {
+		out[i] = api.DeviceInfo{Name: l.Name, Kind: l.Kind, State: l.State}
 	}
-	d.mu.Unlock()
-	sort.Strings(names)
-	for _, n := range names {
-		out = append(out, api.DeviceInfo{Name: n, Kind: "sim", State: "device"})
-	}
-	// Phones the adb server sees; no adb server is not an error here.
-	if addr, err := adbServerAddress(d.opt.ADBServer); err == nil {
-		if c, err := adb.NewClient(addr); err == nil {
-			lctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-			list, err := c.Devices(lctx)
-			cancel()
-			if err == nil {
-				for _, p := range list {
-					out = append(out, api.DeviceInfo{Name: "adb:" + p.Serial, Kind: "adb", State: p.State})
-				}
-			}
-		}
-	}
-	return out, nil
+	return out, err
 }
 
 // flowPlanner is the replay planner of a flow task.

@@ -40,15 +40,9 @@ func newServedSafety(t *testing.T) *servedSafety {
 // counts reads the orders and the sent messages off a simulated phone.
 func (s *servedSafety) counts(t *testing.T, dev string) (orders, sent int) {
 	t.Helper()
-	s.devs.mu.Lock()
-	od := s.devs.sims[dev]
-	s.devs.mu.Unlock()
-	if od == nil || od.State == nil {
-		t.Fatalf("no simulated phone %s", dev)
-	}
-	raw, err := od.State.State(context.Background())
+	raw, err := s.devs.State(context.Background(), dev)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("no simulated phone %s: %v", dev, err)
 	}
 	var st struct {
 		Taobao struct {

@@ -3,9 +3,9 @@ package main
 import (
 	"encoding/json"
 	"log/slog"
-	"strings"
 	"time"
 
+	"phonepilot/device/backend"
 	"phonepilot/plan/ai"
 	"phonepilot/safety"
 	"phonepilot/storage"
@@ -24,10 +24,30 @@ type taskSnapshot struct {
 	Planner string           `json:"planner"`
 	Runtime runtimeSnapshot  `json:"runtime"`
 	AI      *aiSnapshot      `json:"ai,omitempty"`
-	Sim     *simSnapshot     `json:"sim,omitempty"`
-	ADB     *adbSnapshot     `json:"adb,omitempty"`
 	Storage *storageSnapshot `json:"storage,omitempty"`
 	Safety  safetySnapshot   `json:"safety"`
+	// The device's backend settings, under the backend's kind ("sim":
+	// locale, profile, seed; "adb": server).
+	backendKind     string
+	backendSettings any
+}
+
+// MarshalJSON writes the snapshot with its backend's settings under the
+// backend's kind.
+func (s taskSnapshot) MarshalJSON() ([]byte, error) {
+	type plain taskSnapshot
+	raw, err := json.Marshal(plain(s))
+	if err != nil || s.backendKind == "" {
+		return raw, err
+	}
+	m := map[string]json.RawMessage{}
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, err
+	}
+	if m[s.backendKind], err = json.Marshal(s.backendSettings); err != nil {
+		return nil, err
+	}
+	return json.Marshal(m)
 }
 
 // safetySnapshot is the gate's policy the task ran under (only the rules
@@ -59,16 +79,6 @@ type aiSnapshot struct {
 	Timeout   duration `json:"timeout"`
 }
 
-type simSnapshot struct {
-	Locale  string `json:"locale"`
-	Profile string `json:"profile,omitempty"`
-	Seed    int64  `json:"seed"`
-}
-
-type adbSnapshot struct {
-	Server string `json:"server,omitempty"`
-}
-
 type storageSnapshot struct {
 	DB string `json:"db"`
 }
@@ -96,12 +106,7 @@ func snapshotFor(c appConfig, device, planner string) (json.RawMessage, error) {
 		s.AI = &aiSnapshot{Provider: a.Provider, Model: modelFor(a.Provider, a.Model), BaseURL: a.BaseURL,
 			Vision: a.Vision, MaxReasks: a.MaxReasks, MaxTokens: a.MaxTokens, Timeout: duration(a.Timeout)}
 	}
-	switch {
-	case device == "sim" || strings.HasPrefix(device, "sim:"):
-		s.Sim = &simSnapshot{Locale: c.Sim.Locale, Profile: c.Sim.Profile, Seed: c.Sim.Seed}
-	case device == "adb" || strings.HasPrefix(device, "adb:"):
-		s.ADB = &adbSnapshot{Server: c.ADB.Server}
-	}
+	s.backendKind, s.backendSettings = backend.Settings(device, c.deviceOptions(nil))
 	if c.Storage.DB != "" {
 		s.Storage = &storageSnapshot{DB: c.Storage.DB}
 	}
@@ -139,4 +144,9 @@ func modelFor(provider, model string) string {
 		return model
 	}
 	return ai.DefaultModel(provider)
+}
+
+// deviceOptions are the options devices open with under c.
+func (c appConfig) deviceOptions(log *slog.Logger) deviceOptions {
+	return deviceOptions{ADBServer: c.ADB.Server, SimLocale: c.Sim.Locale, SimProfile: c.Sim.Profile, SimSeed: c.Sim.Seed, Logger: log}
 }

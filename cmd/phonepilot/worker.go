@@ -1,18 +1,16 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"os"
+	"maps"
 	"os/signal"
 	"slices"
-	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -20,8 +18,7 @@ import (
 
 	"phonepilot/apps"
 	"phonepilot/device"
-	"phonepilot/device/adb"
-	"phonepilot/device/sim"
+	"phonepilot/device/backend"
 	"phonepilot/farm"
 	"phonepilot/storage"
 	"phonepilot/storage/postgres"
@@ -169,11 +166,8 @@ func farmSettings(cmd *cobra.Command, fs farmSection) (workerSettings, error) {
 	}
 	seen := map[string]bool{}
 	for _, sp := range s.specs {
-		switch {
-		case sp == "adb", strings.HasPrefix(sp, "adb:") && len(sp) > 4:
-		case strings.HasPrefix(sp, "sim:") && simName.MatchString(sp[4:]):
-		default:
-			return s, fmt.Errorf("--devices %q: use adb, adb:SERIAL or sim:NAME", sp)
+		if err := backend.CheckOffer(sp); err != nil {
+			return s, fmt.Errorf("--devices %q: %w", sp, err)
 		}
 		if seen[sp] {
 			return s, fmt.Errorf("--devices %q given twice", sp)
@@ -225,9 +219,7 @@ func runWorker(cmd *cobra.Command, configPath string, verbose bool) error {
 		return exitWith(2, err)
 	}
 	host, _ := os.Hostname()
-	devs := newWorkerDevices(ws.specs, ws.labels, deviceOptions{
-		ADBServer: cfg.ADB.Server, SimLocale: cfg.Sim.Locale, SimProfile: cfg.Sim.Profile, SimSeed: cfg.Sim.Seed, Logger: log,
-	})
+	devs := newWorkerDevices(ws.specs, ws.labels, cfg.deviceOptions(log))
 	wcfg := farm.WorkerConfig{Name: ws.name, Host: host, Heartbeat: ws.heartbeat, Lease: ws.lease,
 		RetryInterrupted: ws.retry, JobTimeout: ws.timeout, Logger: log}
 	if ws.reset {
@@ -252,152 +244,43 @@ func isPostgres(dsn string) bool {
 	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
 }
 
-// workerDevices is a worker's farm.Devices: its simulated phones (kept for
-// the worker's life) and the phones the adb server sees that --devices
-// names.
+// workerDevices is a worker's farm.Devices: the devices --devices names,
+// through the backend table (simulated phones kept for the worker's life;
+// the phones the adb server sees, hot-plugged ones too).
 type workerDevices struct {
 	specs  []string
 	labels map[string]string
 	served *serveDevices
-
-	mu     sync.Mutex
-	probed map[string]map[string]string // adb serial → its labels (read once per attach)
 }
 
 var _ farm.Devices = (*workerDevices)(nil)
 
 func newWorkerDevices(specs []string, labels map[string]string, o deviceOptions) *workerDevices {
-	return &workerDevices{specs: specs, labels: labels, served: newServeDevices(o), probed: map[string]map[string]string{}}
+	return &workerDevices{specs: specs, labels: labels, served: newServeDevices(o)}
 }
 
-func (d *workerDevices) with(own map[string]string) map[string]string {
-	out := map[string]string{}
-	for k, v := range own {
-		out[k] = v
-	}
-	for k, v := range d.labels { // the user's labels win
-		out[k] = v
-	}
-	return out
-}
-
-// Scan implements farm.Devices.
+// Scan implements farm.Devices: the devices ready now, with their labels
+// and the worker's (the user's labels win).
 func (d *workerDevices) Scan(ctx context.Context) ([]farm.Offer, error) {
-	var out []farm.Offer
-	wantADB, serials := false, map[string]bool{}
-	for _, sp := range d.specs {
-		switch {
-		case strings.HasPrefix(sp, "sim:"):
-			dev, _, err := d.served.Open(ctx, sp)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, farm.Offer{Name: sp, Labels: d.with(simLabels(dev))})
-		case sp == "adb":
-			wantADB = true
-		default:
-			serials[strings.TrimPrefix(sp, "adb:")] = true
-		}
-	}
-	if !wantADB && len(serials) == 0 {
-		return out, nil
-	}
-	addr, err := adbServerAddress(d.served.opt.ADBServer)
+	offers, err := d.served.Scan(ctx, d.specs)
 	if err != nil {
-		return out, nil
+		return nil, err
 	}
-	c, err := adb.NewClient(addr)
-	if err != nil {
-		return out, nil
-	}
-	lctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-	list, err := c.Devices(lctx)
-	cancel()
-	if err != nil {
-		// No adb server (yet): its phones are offline, the sims are not.
-		return out, nil
-	}
-	attached := map[string]bool{}
-	for _, p := range list {
-		if p.State != "device" || (!wantADB && !serials[p.Serial]) {
-			continue
+	out := make([]farm.Offer, len(offers))
+	for i, o := range offers {
+		labels := maps.Clone(o.Labels)
+		if labels == nil {
+			labels = map[string]string{}
 		}
-		attached[p.Serial] = true
-		d.mu.Lock()
-		l, ok := d.probed[p.Serial]
-		d.mu.Unlock()
-		if !ok {
-			l = adbLabels(ctx, c, p)
-			d.mu.Lock()
-			d.probed[p.Serial] = l
-			d.mu.Unlock()
-		}
-		out = append(out, farm.Offer{Name: "adb:" + p.Serial, Labels: d.with(l)})
+		maps.Copy(labels, d.labels)
+		out[i] = farm.Offer{Name: o.Name, Labels: labels}
 	}
-	d.mu.Lock()
-	for s := range d.probed {
-		if !attached[s] {
-			delete(d.probed, s) // read again when it is back
-		}
-	}
-	d.mu.Unlock()
 	return out, nil
 }
 
 // Open implements farm.Devices.
 func (d *workerDevices) Open(ctx context.Context, name string) (device.Device, func(), error) {
 	return d.served.Open(ctx, name)
-}
-
-func simLabels(dev device.Device) map[string]string {
-	sd, ok := deviceOf(dev).(*sim.Device)
-	if !ok {
-		return map[string]string{"kind": "sim"}
-	}
-	p := sd.Phone()
-	_, model, _ := p.Model()
-	w, h := p.Size()
-	var out bytes.Buffer
-	p.Exec(context.Background(), "getprop persist.sys.locale", false, &out, &bytes.Buffer{})
-	locale := strings.TrimSpace(out.String())
-	return map[string]string{"kind": "sim", "model": model, "android": "14", "screen": fmt.Sprintf("%dx%d", w, h),
-		"locale": localeLang(locale), "locale_full": locale}
-}
-
-// localeLang is the language of a locale ("zh-CN" → "zh"), so that routing
-// by {"locale":"zh"} finds every Chinese phone.
-func localeLang(l string) string {
-	l, _, _ = strings.Cut(strings.ReplaceAll(l, "_", "-"), "-")
-	return strings.ToLower(l)
-}
-
-func adbLabels(ctx context.Context, c *adb.Client, p adb.DeviceInfo) map[string]string {
-	out := map[string]string{"kind": "adb", "model": strings.ReplaceAll(p.Model, "_", " ")}
-	prop := func(name string) string {
-		sctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-		defer cancel()
-		r, err := c.Shell(sctx, p.Serial, "getprop "+name, false)
-		if err != nil {
-			return ""
-		}
-		return strings.TrimSpace(string(r.Stdout))
-	}
-	if v := prop("ro.build.version.release"); v != "" {
-		out["android"] = v
-	}
-	loc := prop("persist.sys.locale")
-	if loc == "" {
-		loc = prop("ro.product.locale")
-	}
-	if loc != "" {
-		out["locale"], out["locale_full"] = localeLang(loc), loc
-	}
-	sctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-	defer cancel()
-	if s, err := c.ScreenSize(sctx, p.Serial); err == nil {
-		out["screen"] = strconv.Itoa(s.Width) + "x" + strconv.Itoa(s.Height)
-	}
-	return out
 }
 
 // resetDevice puts a device in a known state before a task: the app the
@@ -424,7 +307,7 @@ func resetDevice(ctx context.Context, dev device.Device, next storage.Task, last
 		stop = append(stop, pkg)
 	}
 	for _, pkg := range stop {
-		if err := forceStop(ctx, deviceOf(dev), pkg); err != nil {
+		if err := forceStop(ctx, dev, pkg); err != nil {
 			return fmt.Errorf("force-stop %s: %w", pkg, err)
 		}
 	}
@@ -448,20 +331,14 @@ func goalApp(goal string) string {
 	return ""
 }
 
+// forceStop stops pkg on a device that can (a device.AppStopper); a device
+// that cannot gets the home key only.
 func forceStop(ctx context.Context, dev device.Device, pkg string) error {
 	if !apps.LooksLikePackage(pkg) {
 		return fmt.Errorf("%q is not a package name", pkg)
 	}
-	switch d := dev.(type) {
-	case *sim.Device:
-		var errOut bytes.Buffer
-		if code := d.Phone().Exec(ctx, "am force-stop "+pkg, false, &bytes.Buffer{}, &errOut); code != 0 {
-			return fmt.Errorf("am force-stop: exit %d: %s", code, strings.TrimSpace(errOut.String()))
-		}
-		return nil
-	case *adb.Device:
-		_, err := d.Client().Shell(ctx, d.Serial(), "am force-stop "+pkg, false)
-		return err
+	if s, ok := dev.(device.AppStopper); ok {
+		return s.StopApp(ctx, pkg)
 	}
-	return nil // a device with no shell: the home key is all it gets
+	return nil
 }

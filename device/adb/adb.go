@@ -134,8 +134,10 @@ type Device struct {
 }
 
 var (
-	_ device.Device = (*Device)(nil)
-	_ frame.Camera  = (*Device)(nil)
+	_ device.Device     = (*Device)(nil)
+	_ device.Facts      = (*Device)(nil)
+	_ device.AppStopper = (*Device)(nil)
+	_ frame.Camera      = (*Device)(nil)
 )
 
 // Open finds the device (cfg.Serial, or the only attached one), checks it

@@ -136,3 +136,13 @@ func (d *Device) hasPackage(ctx context.Context, pkg string) (bool, error) {
 	}
 	return false, nil
 }
+
+// StopApp force-stops pkg (`am force-stop`): its process ends and its next
+// launch starts fresh.
+func (d *Device) StopApp(ctx context.Context, pkg string) error {
+	if !apps.LooksLikePackage(pkg) {
+		return fmt.Errorf("adb: stop app: %q is not a package name", pkg)
+	}
+	_, err := d.run(ctx, d.cfg.Timeouts.Command, "am force-stop "+Quote(pkg))
+	return err
+}

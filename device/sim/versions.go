@@ -1,10 +1,12 @@
 package sim
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"strings"
 
+	"phonepilot/apps"
 	"phonepilot/device"
 )
 
@@ -110,4 +112,17 @@ func (p *Phone) dumpsysPackage(e *cmdEnv, pkg string) {
 	e.out("    flags=%s\n    dataDir=/data/user/0/%s\n    timeStamp=2024-11-02 09:14:07\n    firstInstallTime=2024-11-02 09:14:08\n    lastUpdateTime=2024-11-02 09:14:08\n", flags, pkg)
 	e.out("    installerPackageName=com.android.vending\n    pkgFlags=%s\n    User 0: ceDataInode=4211 installed=true hidden=false suspended=false distractionFlags=0 stopped=false notLaunched=false enabled=0 instant=false virtual=false\n\n", flags)
 	e.out("Dexopt state:\n  [%s]\n    path: %s/base.apk\n      x86_64: [status=speed-profile] [reason=install-dm]\n", pkg, dir)
+}
+
+// StopApp force-stops pkg as `am force-stop` does: its process ends and its
+// next launch starts fresh.
+func (d *Device) StopApp(ctx context.Context, pkg string) error {
+	if !apps.LooksLikePackage(pkg) {
+		return fmt.Errorf("sim: stop app: %q is not a package name", pkg)
+	}
+	var errOut bytes.Buffer
+	if code := d.p.Exec(ctx, "am force-stop "+pkg, false, &bytes.Buffer{}, &errOut); code != 0 {
+		return fmt.Errorf("sim: am force-stop: exit %d: %s", code, strings.TrimSpace(errOut.String()))
+	}
+	return nil
 }

@@ -24,13 +24,16 @@ var allowedImports = map[string][]string{
 	"device/wda":               {"apps", "device", "scene", "perception/frame"},
 	"device/sim/simwda":        {"device/sim", "internal/*"},
 	"device/sim/simadb":        {"device/sim", "device/sim/adbd", "internal/*"},
-	"tools":                    {"apps", "device", "scene", "internal/clock"},
-	"plan":                     {"scene", "tools", "task/lifecycle"},
-	"plan/rule":                {"apps", "plan", "scene", "tools", "task/lifecycle"},
-	"plan/ai":                  {"plan", "scene", "tools", "perception/frame", "internal/clock", "task/lifecycle"},
-	"safety":                   {"scene", "tools"},
-	"plan/ai/anthropic":        {"plan/ai", "plan", "tools", "scene", "perception/frame"},
-	"plan/ai/openai":           {"plan/ai", "plan", "tools", "scene", "perception/frame"},
+	// The table of backends: each backend's names, checks, opening (with
+	// its camera), listing and labels; commands and servers loop over it.
+	"device/backend":    {"device", "device/adb", "device/sim", "perception/frame", "scene", "internal/*"},
+	"tools":             {"apps", "device", "scene", "internal/clock"},
+	"plan":              {"scene", "tools", "task/lifecycle"},
+	"plan/rule":         {"apps", "plan", "scene", "tools", "task/lifecycle"},
+	"plan/ai":           {"plan", "scene", "tools", "perception/frame", "internal/clock", "task/lifecycle"},
+	"safety":            {"scene", "tools"},
+	"plan/ai/anthropic": {"plan/ai", "plan", "tools", "scene", "perception/frame"},
+	"plan/ai/openai":    {"plan/ai", "plan", "tools", "scene", "perception/frame"},
 	// Test helpers shared by the AIPlanner's and the providers' tests.
 	"plan/ai/aitest": {"plan/ai", "plan", "tools", "scene", "perception/frame", "internal/*", "task/lifecycle"},
 	"runtime":        {"apps", "plan", "tools", "device", "scene", "perception", "internal/clock", "task/lifecycle", "safety"},
@@ -67,7 +70,7 @@ var allowedImports = map[string][]string{
 // frameImporters are the only packages that may import perception/frame, in
 // any file, tests included: the drivers that make frames, the AIPlanner and
 // its providers that send them to a model, and cmd that wires them.
-var frameImporters = []string{"device/adb", "device/wda", "device/sim", "device/sim/*", "plan/ai", "plan/ai/*", "mcpserver", "cmd/phonepilot"}
+var frameImporters = []string{"device/adb", "device/wda", "device/sim", "device/sim/*", "device/backend", "plan/ai", "plan/ai/*", "mcpserver", "cmd/phonepilot"}
 
 const framePkg = "perception/frame"
 
