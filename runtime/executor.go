@@ -31,6 +31,11 @@ type executor struct {
 	fps []fpEntry
 	// dumpLatency is a running average of one observation's duration.
 	dumpLatency time.Duration
+	// read is the latest Scene read from the device and readAt when: a
+	// step planned on another Scene, or on this one longer ago than
+	// StaleAfter, checks a fresh read before it acts (guardedRun).
+	read   *scene.Scene
+	readAt time.Time
 	// last is the latest Scene observed since the step's last action, which
 	// the runner reuses as its next observation instead of reading the
 	// screen again (a dump costs 0.2–2 s on a phone).
@@ -99,6 +104,18 @@ func (e *executor) execute(ctx context.Context, number int, ps plan.PlannedStep,
 	// as a target is (a payment is processed, a transition can be long),
 	// and it is not repeated within the step: it may have landed unseen.
 	irreversible := false
+	replanned := func(n int, aStart time.Time, call tools.Call, r ran) (plan.StepRecord, *scene.Scene, error) {
+		a := plan.Attempt{Number: n, Result: "not run: " + r.moved, Duration: e.clock.Now().Sub(aStart)}
+		rec.Attempts = append(rec.Attempts, a)
+		onAttempt(a, call)
+		rec.Status, rec.Reason = lifecycle.StepReplanned, "the screen changed since the step was planned: "+r.moved
+		rec.Duration = e.clock.Now().Sub(start)
+		rec.After = e.fp(r.scene)
+		rec.Changed = rec.After != rec.Before
+		// The fresh read is the screen the planner sees next.
+		e.last = r.scene
+		return rec, r.scene, nil
+	}
 	refused := func(n int, aStart time.Time, call tools.Call) (plan.StepRecord, *scene.Scene, error) {
 		a := plan.Attempt{Number: n, Result: e.refusal.reason, Duration: e.clock.Now().Sub(aStart)}
 		rec.Attempts = append(rec.Attempts, a)
@@ -153,8 +170,11 @@ func (e *executor) execute(ctx context.Context, number int, ps plan.PlannedStep,
 				if err != nil {
 					return e.abort(rec, start, actedOn, err)
 				}
-				if r.outcome == guardRefused {
+				switch r.outcome {
+				case guardRefused:
 					return refused(n, aStart, call)
+				case guardReplan:
+					return replanned(n, aStart, call, r)
 				}
 				approved = approved || r.outcome == guardApproved
 				irreversible = irreversible || r.flagged
@@ -185,8 +205,11 @@ func (e *executor) execute(ctx context.Context, number int, ps plan.PlannedStep,
 				return e.abort(rec, start, actedOn, err)
 			}
 			irreversible = irreversible || r.flagged
-			if r.outcome == guardRefused {
+			switch r.outcome {
+			case guardRefused:
 				return refused(n, aStart, call)
+			case guardReplan:
+				return replanned(n, aStart, call, r)
 			}
 			approved = approved || r.outcome == guardApproved
 			actScene, cur = r.scene, r.scene
@@ -270,8 +293,9 @@ func (e *executor) execute(ctx context.Context, number int, ps plan.PlannedStep,
 
 // ran is what guardedRun did with one call.
 type ran struct {
-	outcome guardOutcome // guardRefused: nothing touched the phone (e.refusal says why)
-	scene   *scene.Scene // the Scene the call ran on (a fresh read after a wait for a person)
+	outcome guardOutcome // guardRefused, guardReplan: nothing touched the phone
+	scene   *scene.Scene // the Scene the call ran on (a fresh read after a wait for a person); the fresh read when re-planned
+	moved   string       // guardReplan: what changed on the screen since the plan
 	flagged bool         // the gate took the call for an irreversible action
 	res     tools.Result
 	err     error // the tool's error: the call did not run, or not all of it
@@ -283,6 +307,18 @@ type ran struct {
 // one), then run. The error ends the task (cancelled, device gone, a
 // refused action asked for again); a tool's own failure is in ran.err.
 func (e *executor) guardedRun(ctx context.Context, number int, tool *tools.Tool, call tools.Call, sc *scene.Scene) (ran, error) {
+	if sc != nil && (sc != e.read || e.clock.Now().Sub(e.readAt) > e.cfg.StaleAfter) {
+		// Planned on a screen older than the phone's: act on the screen of
+		// the moment, or not at all.
+		now, why, err := e.recheck(ctx, call, sc)
+		if err != nil {
+			return ran{outcome: guardRefused, scene: sc}, err
+		}
+		if why != "" {
+			return ran{outcome: guardReplan, scene: now, moved: why}, nil
+		}
+		sc = now
+	}
 	if _, err := tools.Prepare(call, sc); err != nil {
 		return ran{outcome: guardRun, scene: sc, err: err}, nil
 	}

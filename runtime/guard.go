@@ -23,6 +23,7 @@ const (
 	guardRun      guardOutcome = iota // allowed: run it
 	guardApproved                     // a person approved it: run it, once
 	guardRefused                      // refused: do not run it; e.refusal says why
+	guardReplan                       // the screen changed since the plan: do not run it, plan again
 )
 
 // refusal is an action that was refused, and the cause a task ends with
@@ -81,7 +82,7 @@ func (e *executor) guard(ctx context.Context, number int, tool *tools.Tool, call
 		if err != nil {
 			return guardRefused, sc, true, err
 		}
-		if why := sameTarget(el, sc, now); why != "" {
+		if why := moved(call, sc, now); why != "" {
 			r := refusal{lifecycle.CauseApprovalDenied, fmt.Sprintf("not asked again: step %d ran this approved action already, and the screen has changed since (%s)", prev, why)}
 			e.refusal = &r
 			return guardRefused, now, true, nil
@@ -107,7 +108,7 @@ func (e *executor) guard(ctx context.Context, number int, tool *tools.Tool, call
 	if err != nil {
 		return guardRefused, sc, true, err
 	}
-	if why := sameTarget(el, sc, now); why != "" {
+	if why := moved(call, sc, now); why != "" {
 		r := refusal{lifecycle.CauseApprovalDenied, "approved, but not run: " + why}
 		e.refusal = &r
 		return guardRefused, now, true, nil
@@ -140,6 +141,63 @@ func refusalKey(call tools.Call, el *scene.Element, sc *scene.Scene) string {
 	return b.String()
 }
 
+// recheck reads the screen again for call, planned on was, and says why
+// the call would not do there what was planned ("" when it would do the
+// same): the one check before acting on a screen of the past, after a
+// planner thought or a person approved.
+func (e *executor) recheck(ctx context.Context, call tools.Call, was *scene.Scene) (*scene.Scene, string, error) {
+	now, err := e.observe(ctx)
+	if err != nil {
+		return was, "", err
+	}
+	return now, moved(call, was, now), nil
+}
+
+// moved says why call, planned on was, would not do on now what was
+// planned ("" when it would): another app in front, the element at the
+// call's index gone, moved, relabelled or covered (sameTarget), or any of
+// the call's inputs landing on another element than planned (something
+// new on top at a tap's point, a swipe that would click something else, a
+// key that would go to a newly focused button).
+func moved(call tools.Call, was, now *scene.Scene) string {
+	if why := sameTarget(elementOf(call, was), was, now); why != "" {
+		return why
+	}
+	a, b := tools.Declare(call, was).Inputs, tools.Declare(call, now).Inputs
+	if len(a) != len(b) {
+		return fmt.Sprintf("%s would give the phone other inputs now", call.Name)
+	}
+	for i := range a {
+		for _, p := range [][2]int{{a[i].On, b[i].On}, {a[i].Hit, b[i].Hit}} {
+			x, y := elementAt(was, p[0]), elementAt(now, p[1])
+			switch {
+			case x == nil && y == nil:
+			case x == nil:
+				return fmt.Sprintf("its %s would now land on %s, which came up since", a[i].Kind, describeElement(*y))
+			case y == nil:
+				return fmt.Sprintf("its %s would no longer land on %s", a[i].Kind, describeElement(*x))
+			case !sameElement(*x, *y):
+				return fmt.Sprintf("its %s would land on %s instead of %s", a[i].Kind, describeElement(*y), describeElement(*x))
+			}
+		}
+	}
+	return ""
+}
+
+// elementAt is sc's element i, nil for none.
+func elementAt(sc *scene.Scene, i int) *scene.Element {
+	if e, ok := sc.Element(i); ok {
+		return &e
+	}
+	return nil
+}
+
+// sameElement reports the same element on two reads: class, label, id
+// and bounds.
+func sameElement(a, b scene.Element) bool {
+	return a.Class == b.Class && a.Label() == b.Label() && a.ResourceID == b.ResourceID && a.Bounds == b.Bounds
+}
+
 // sameTarget says why the screen now is not the one an action was approved
 // on ("" when it is): another app in front, or the element gone, moved or
 // relabelled.
@@ -153,8 +211,7 @@ func sameTarget(el *scene.Element, was, now *scene.Scene) string {
 	if el.Index >= len(now.Elements) {
 		return fmt.Sprintf("element [%d] is gone from the screen", el.Index)
 	}
-	n := now.Elements[el.Index]
-	if n.Class != el.Class || n.Label() != el.Label() || n.ResourceID != el.ResourceID || n.Bounds != el.Bounds {
+	if n := now.Elements[el.Index]; !sameElement(n, *el) {
 		return fmt.Sprintf("element [%d] %q is no longer the same on the screen", el.Index, el.Label())
 	}
 	if c, ok := coveredBy(el, was, now); ok {

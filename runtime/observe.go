@@ -82,6 +82,7 @@ func (t timedObserver) Scene(ctx context.Context) (*scene.Scene, error) {
 	start := t.e.clock.Now()
 	sc, err := t.e.dev.Scene(ctx)
 	if err == nil {
+		t.e.read, t.e.readAt = sc, t.e.clock.Now()
 		d := t.e.clock.Now().Sub(start)
 		if t.e.dumpLatency == 0 {
 			t.e.dumpLatency = d

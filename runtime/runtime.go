@@ -58,6 +58,14 @@ type Config struct {
 	RecentScenes int
 	// Seed seeds the backoff jitter (reproducible runs).
 	Seed int64
+	// StaleAfter: a step planned on a screen read longer ago than this
+	// (an AI planner always: it thinks for seconds) does not act on that
+	// screen. It reads the screen again and acts only when every input
+	// lands on the element it was planned on (same class, label, id,
+	// bounds, app) with nothing new on top at its point; otherwise the
+	// step is recorded as re-planned and the planner plans again on the
+	// new screen. 0: whenever any time passed.
+	StaleAfter time.Duration
 }
 
 // Defaults returns the configuration a task runs with unless told otherwise.
@@ -74,6 +82,7 @@ func Defaults() Config {
 		RepeatLimit:   3,
 		RecentScenes:  8,
 		Seed:          1,
+		StaleAfter:    250 * time.Millisecond,
 	}
 }
 
@@ -92,6 +101,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("runtime: settle_timeout must be positive, got %s", c.SettleTimeout)
 	case c.BackoffBase <= 0 || c.BackoffMax < c.BackoffBase:
 		return fmt.Errorf("runtime: backoff must satisfy 0 < base (%s) <= max (%s)", c.BackoffBase, c.BackoffMax)
+	case c.StaleAfter < 0:
+		return fmt.Errorf("runtime: stale_after must not be negative, got %s", c.StaleAfter)
 	case c.FixedDelay < 0:
 		return fmt.Errorf("runtime: fixed_delay must not be negative, got %s", c.FixedDelay)
 	case c.StuckSteps < 2:
@@ -356,6 +367,9 @@ func (r *Runner) Run(ctx context.Context, goal string) Result {
 		switch {
 		case refused != nil:
 			replan, replanReason = true, fmt.Sprintf("step %d (%s) was refused and did not run: %s. Do not ask for it again: find another way, or finish the task unsuccessfully.",
+				number, rec.Intent, rec.Reason)
+		case rec.Status == lifecycle.StepReplanned:
+			replan, replanReason = true, fmt.Sprintf("step %d (%s) did not run: %s. Plan again on the screen as it is now.",
 				number, rec.Intent, rec.Reason)
 		case rec.Status == lifecycle.StepFailed:
 			replan, replanReason = true, fmt.Sprintf("step %d (%s) failed: %s", number, rec.Intent, rec.Reason)

@@ -224,6 +224,9 @@ func TestStepReadsTheScreenOnceWhenTheOutcomeIsImmediate(t *testing.T) {
 	search := appScreen(false, "Search", "History")
 	p, clk := newScripted(read{sc: search})
 	e := newExecutor(Defaults(), p, clk, testlog.New(t), nil)
+	// The step is planned at once on the latest read (a rule planner):
+	// nothing to read again before acting.
+	e.read, e.readAt = home, clk.Now()
 	ps := plan.PlannedStep{
 		Intent: "tap the search bar",
 		Call:   tools.NewCall(tools.Tap, map[string]any{}),

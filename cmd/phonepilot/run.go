@@ -473,6 +473,8 @@ func (p *stepPrinter) stepLine(r plan.StepRecord) {
 		mark = p.paint("32", "ok")
 	case lifecycle.StepCancelled:
 		mark = p.paint("33", "cancelled")
+	case lifecycle.StepReplanned:
+		mark = p.paint("33", "re-planned")
 	default:
 		mark = p.paint("31", "FAILED")
 	}

@@ -181,10 +181,14 @@ const (
 	StepFailed    StepStatus = "failed"
 	// StepCancelled: the task was cancelled while the step was in flight.
 	StepCancelled StepStatus = "cancelled"
+	// StepReplanned: the step did not run because the screen changed
+	// after it was planned (its element moved, changed or was covered);
+	// the planner plans again on the new screen.
+	StepReplanned StepStatus = "replanned"
 )
 
 // StepStatuses lists every step status.
-var StepStatuses = []StepStatus{StepSucceeded, StepFailed, StepCancelled}
+var StepStatuses = []StepStatus{StepSucceeded, StepFailed, StepCancelled, StepReplanned}
 
 // Valid reports whether s is one of StepStatuses.
 func (s StepStatus) Valid() bool { return slices.Contains(StepStatuses, s) }
