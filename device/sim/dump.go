@@ -35,7 +35,11 @@ func (p *Phone) readSince(start, now time.Time, compressed, idleWait bool) ([]by
 	if err := p.dumpFailure(start, idleWait); err != nil {
 		return nil, err
 	}
-	return p.dumpAt(now, compressed)
+	out, err := p.dumpAt(now, compressed)
+	if err == nil && p.prof.hostile {
+		p.thinkOverlay(now)
+	}
+	return out, err
 }
 
 // dumpAt renders the tree as a read ending at now shows it.

@@ -73,6 +73,8 @@ type hostileState struct {
 	// netErrDone is set once one has failed, as it happens only once.
 	netErr     *tbScreen
 	netErrDone bool
+	// thinkDone is set once a dialog came while the agent thought.
+	thinkDone bool
 }
 
 // hostileDraws are the random numbers one input draws under the hostile
@@ -119,6 +121,30 @@ func (p *Phone) hostileAfter(now time.Time, h hostileDraws, tbBefore *tbScreen) 
 		p.hostile.netErr, p.hostile.netErrDone = top, true
 		p.logInterruption(interruption{Kind: kindNetworkError, App: taobaoPkg})
 	}
+}
+
+// thinkMin and thinkSpread place the interruption that comes while an
+// agent thinks: after the read, before a planner that takes seconds acts
+// (a rule that acts at once sees it on its next read).
+const (
+	thinkMin    = 1 * time.Second
+	thinkSpread = 1500 * time.Millisecond
+)
+
+// thinkOverlay draws, after a read of the screen at now, the hostile
+// interruption that comes while the agent thinks about what it read: a
+// permission dialog (its grant button across the middle of the screen,
+// where a planned row or button often is), once a run. Always three draws
+// from the reads' stream.
+func (p *Phone) thinkOverlay(now time.Time) {
+	chance, perm, delay := p.readRng.Float64(), p.readRng.Float64(), p.readRng.Float64()
+	if p.hostile.thinkDone || p.pending != nil || p.popup != nil || p.fgApp() == nil || chance >= p.prof.thinkProb {
+		return
+	}
+	p.hostile.thinkDone = true
+	p.pending = &popup{kind: popupPermission, perm: int(perm * float64(len(hostilePermissions))),
+		at: now.Add(thinkMin + time.Duration(delay*float64(thinkSpread)))}
+	p.log.Debug("sim: interruption scheduled while the agent thinks (hostile)", "at", p.pending.at)
 }
 
 // logInterruption records an interruption shown; its index + 1.

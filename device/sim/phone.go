@@ -117,28 +117,33 @@ type Phone struct {
 	g    geo
 	prof profile
 
-	mu       sync.Mutex
-	rng      *rand.Rand
-	apps     []app // in launcher order
-	fg       string
-	recents  []string // running apps, most recent first
-	overview bool     // the recents screen is showing
-	focus    focusKey
-	popup    *popup
-	pending  *popup
-	anim     *transition
-	toast    toast
-	ime      string
-	imes     map[string]bool // enabled input methods
-	settings map[string]string
-	files    map[string]*memFile
-	charged  [nChargeKinds]int // reads, inputs, screenshots, counter reads charged (paths.go)
-	chg      changes           // the helper's change counter
-	orderSeq int
-	codeSeq  int     // verification codes sent (Taobao's login)
-	granted  []grant // permissions granted, in order
-	hostile  hostileState
-	shot     lastShot // the last rendering, reused while the screen is unchanged
+	mu      sync.Mutex
+	rng     *rand.Rand
+	readRng *rand.Rand
+	// touchMode is Android's touch mode: on after a touch, off after a
+	// key. Out of it, a dialog's default button takes focus and Enter
+	// clicks the focused view.
+	touchMode bool
+	apps      []app // in launcher order
+	fg        string
+	recents   []string // running apps, most recent first
+	overview  bool     // the recents screen is showing
+	focus     focusKey
+	popup     *popup
+	pending   *popup
+	anim      *transition
+	toast     toast
+	ime       string
+	imes      map[string]bool // enabled input methods
+	settings  map[string]string
+	files     map[string]*memFile
+	charged   [nChargeKinds]int // reads, inputs, screenshots, counter reads charged (paths.go)
+	chg       changes           // the helper's change counter
+	orderSeq  int
+	codeSeq   int     // verification codes sent (Taobao's login)
+	granted   []grant // permissions granted, in order
+	hostile   hostileState
+	shot      lastShot // the last rendering, reused while the screen is unchanged
 }
 
 type focusKey struct{ screen, field string }
@@ -171,6 +176,10 @@ func (p *Phone) Reset() {
 
 func (p *Phone) resetLocked() {
 	p.rng = rand.New(rand.NewSource(p.cfg.Seed))
+	// The reads' own stream: a read draws from it, so the inputs' draws
+	// replay whatever reads an agent makes.
+	p.readRng = rand.New(rand.NewSource(p.cfg.Seed ^ 0x5eed7a11))
+	p.touchMode = true
 	p.buildApps()
 	p.applyStart()
 	p.fg = launcherPkg
@@ -394,21 +403,29 @@ func (p *Phone) act(isTap bool, fn func()) {
 }
 
 func (p *Phone) tapLocked(x, y int) {
+	p.touchMode = true
 	p.act(true, func() {
-		n := p.hitTest(x, y, func(n *node) bool { return n.clickable && !n.disabled })
-		if n == nil {
-			return
-		}
-		if n.edit != nil {
-			p.focus = focusKey{p.screenKey(), n.id}
-		}
-		if n.tap != nil {
-			n.tap()
+		if n := p.hitTest(x, y, clickableNode); n != nil {
+			p.click(n)
 		}
 	})
 }
 
+// clickableNode is a view that takes a click.
+func clickableNode(n *node) bool { return n.clickable && !n.disabled }
+
+// click is a view's click: a field takes focus, a button does its action.
+func (p *Phone) click(n *node) {
+	if n.edit != nil {
+		p.focus = focusKey{p.screenKey(), n.id}
+	}
+	if n.tap != nil {
+		n.tap()
+	}
+}
+
 func (p *Phone) longPressLocked(x, y int) {
+	p.touchMode = true
 	p.act(true, func() {
 		n := p.hitTest(x, y, func(n *node) bool { return (n.longClickable || n.clickable) && !n.disabled })
 		if n == nil {
@@ -419,12 +436,7 @@ func (p *Phone) longPressLocked(x, y int) {
 			n.longPress()
 		case n.clickable:
 			// A view that does not handle the long press clicks on release.
-			if n.edit != nil {
-				p.focus = focusKey{p.screenKey(), n.id}
-			}
-			if n.tap != nil {
-				n.tap()
-			}
+			p.click(n)
 		}
 	})
 }
@@ -439,17 +451,25 @@ func (p *Phone) swipeLocked(x1, y1, x2, y2 int, d time.Duration) {
 		}
 		return
 	}
+	p.touchMode = true
 	p.act(false, func() {
-		n := p.hitTest(x1, y1, func(n *node) bool { return n.scrollable && n.scroll != nil })
-		if n == nil || abs(dy) < abs(dx) {
+		// The simulator's lists scroll vertically: one under the finger
+		// takes a vertical move over (it intercepts the touch).
+		if n := p.hitTest(x1, y1, func(n *node) bool { return n.scrollable && n.scroll != nil }); n != nil && abs(dy) >= abs(dx) {
+			// A fast fling travels further than the finger did.
+			dist := -dy
+			if d > 0 && d < 150*time.Millisecond {
+				dist *= 2
+			}
+			n.scroll(dist)
 			return
 		}
-		// A fast fling travels further than the finger did.
-		dist := -dy
-		if d > 0 && d < 150*time.Millisecond {
-			dist *= 2
+		// Nothing took the move over: the view under the finger had the
+		// whole touch, and clicks on release if the finger never left it
+		// (a sideways swipe on a card of a vertical list opens the card).
+		if n := p.hitTest(x1, y1, clickableNode); n != nil && (image.Point{x2, y2}).In(n.r) {
+			p.click(n)
 		}
-		n.scroll(dist)
 	})
 }
 
@@ -468,6 +488,8 @@ const (
 )
 
 func (p *Phone) keyLocked(code int) {
+	touch := p.touchMode
+	p.touchMode = false
 	p.act(false, func() {
 		switch code {
 		case keyHome:
@@ -486,7 +508,11 @@ func (p *Phone) keyLocked(code int) {
 				p.overview = true
 			}
 		case keyEnter:
-			if f := p.focusedField(); f != nil && f.edit.submit != nil {
+			// Out of touch mode a focused button (a dialog's default)
+			// takes Enter: it clicks.
+			if b := p.focusedButton(); b != nil && !touch {
+				p.click(b)
+			} else if f := p.focusedField(); f != nil && f.edit.submit != nil {
 				f.edit.submit()
 			}
 		case keyDel:
@@ -565,6 +591,20 @@ func (p *Phone) installed() []apps.Installed {
 		out = append(out, apps.Installed{Package: a.pkg(), Names: []string{first, other}})
 	}
 	return out
+}
+
+// focusedButton finds a focused view that clicks (not a field) on the
+// current screen, topmost window first.
+func (p *Phone) focusedButton() *node {
+	var found *node
+	for _, w := range p.windowsAt(p.now(), false) {
+		walk(w, func(n *node) {
+			if found == nil && n.focused && n.edit == nil && clickableNode(n) {
+				found = n
+			}
+		})
+	}
+	return found
 }
 
 // focusedField finds the focused editable on the current screen.

@@ -43,11 +43,15 @@ type profile struct {
 	// seeded fraction of it per transition; eventProb is the chance per
 	// input of an interruption (permission dialog, App isn't responding,
 	// system update); netErrProb the chance that Taobao's first results
-	// page to load fails with a network error page instead (once a run).
+	// page to load fails with a network error page instead (once a run);
+	// thinkProb the chance per read of the screen that a permission
+	// dialog comes thinkMin to thinkMin+thinkSpread after it, while an
+	// agent that read it thinks (once a run).
 	hostile          bool
 	transitionJitter time.Duration
 	eventProb        float64
 	netErrProb       float64
+	thinkProb        float64
 }
 
 var profiles = map[string]profile{
@@ -69,7 +73,7 @@ var profiles = map[string]profile{
 	"hostile": {name: "hostile", transition: 500 * time.Millisecond, transitionJitter: 900 * time.Millisecond, oldFrac: 0.5,
 		idleProb: 0.35, nullRootProb: 0.1, loading: 1500 * time.Millisecond, splash: 1000 * time.Millisecond,
 		popupProb: 0.04, dropProb: 0.04, timed: true,
-		inject: true, hostile: true, eventProb: 0.08, netErrProb: 0.5},
+		inject: true, hostile: true, eventProb: 0.08, netErrProb: 0.5, thinkProb: 0.2},
 }
 
 // ProfileNames lists the realism profiles ("" is none).

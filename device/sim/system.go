@@ -380,6 +380,12 @@ func (p *Phone) permissionWindow(c *ui) *node {
 		kids = append(kids, button(id("permission_allow_button"), c.t("perm.allow"), row(0), g.u(42), c.pal.accent, c.pal.onAccent, grant("allowed")))
 	}
 	kids = append(kids, button(id("permission_deny_button"), c.t("perm.deny"), row(rows-1), g.u(42), c.pal.field, c.pal.fg, func() { p.closePopup("denied") }))
+	if !p.touchMode {
+		// Shown while the phone is out of touch mode (after a key), the
+		// dialog gives its first button focus, as Android does: Enter
+		// clicks it.
+		kids[1].focused = true
+	}
 	dialog := &node{class: "android.widget.LinearLayout", id: id("grant_dialog"), r: rect(x0, y0, x0+w, y0+h),
 		look: look{bg: c.pal.surface, radius: g.u(56)}, kids: kids}
 	root := &node{class: "android.widget.FrameLayout", r: rect(0, 0, g.W, g.H), blocks: true,
