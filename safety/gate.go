@@ -272,6 +272,22 @@ type classifier struct {
 	in  Input
 	sc  *scene.Scene
 	out []Finding
+	ja  int // the screen is in Japanese: 0 not known yet, 1 yes, -1 no
+}
+
+// japanese reports a screen in Japanese: one that shows kana. The
+// Japanese-only words count only there.
+func (c *classifier) japanese() bool {
+	if c.ja == 0 {
+		c.ja = -1
+		for _, e := range c.sc.Elements {
+			if kana(e.Text) || kana(e.Desc) {
+				c.ja = 1
+				break
+			}
+		}
+	}
+	return c.ja > 0
 }
 
 func (c *classifier) add(f Finding) {
@@ -339,7 +355,7 @@ func (c *classifier) tap(el *scene.Element) {
 		c.words(e, own, SignalLabel)
 	}
 	if len(c.out) == 0 && e.ResourceID != "" && !navigationID(idWords(e.ResourceID)) {
-		if p, ok := actionWord(idWords(e.ResourceID)); ok && !p.whole {
+		if p, ok := actionWord(idWords(e.ResourceID), c.japanese()); ok && !p.whole {
 			c.add(Finding{Category: p.cat, Signal: SignalID, Element: e.Index, Word: p.word, Text: e.ResourceID,
 				Reason: fmt.Sprintf("the id of [%d] %s says %s", e.Index, e.ResourceID, quote(p.word))})
 		}
@@ -352,13 +368,17 @@ func (c *classifier) tap(el *scene.Element) {
 	if len(c.out) == 0 {
 		if row, ok := c.container(e); ok {
 			for _, l := range []string{row.Text, row.Desc} {
-				if p, ok := actionWord(l); ok {
+				if p, ok := actionWord(l, c.japanese()); ok {
 					c.add(Finding{Category: p.cat, Signal: SignalContainer, Element: row.Index, Word: p.word, Text: l,
 						Reason: fmt.Sprintf("[%d] belongs to [%d] %s, which says %s", e.Index, row.Index, quote(l), quote(p.word))})
 					break
 				}
 			}
 		}
+	}
+	if c.has(Delete) && c.editKey(e) {
+		// Backspace deletes a digit or a character being typed, not data.
+		c.out = slices.DeleteFunc(c.out, func(f Finding) bool { return f.Category == Delete })
 	}
 	c.toggle(e, labels)
 	if escape {
@@ -389,7 +409,7 @@ func (c *classifier) ofScene(e scene.Element) bool {
 // words adds the first action word found in labels.
 func (c *classifier) words(e scene.Element, labels []string, sig Signal) {
 	for _, l := range labels {
-		if p, ok := actionWord(l); ok {
+		if p, ok := actionWord(l, c.japanese()); ok {
 			where := "the label of"
 			if sig == SignalContent {
 				where = "the text on"
@@ -623,6 +643,52 @@ func (c *classifier) keyLike(e scene.Element) bool {
 		}
 	}
 	return false
+}
+
+// editKey reports a key that edits what is being typed: a key of a dial
+// pad (the screen shows all ten digit keys), or a small button inside or
+// at the end of a text field (its clear or backspace button). Its delete
+// removes a digit or a character, not data.
+func (c *classifier) editKey(e scene.Element) bool {
+	if e.Editable {
+		return false
+	}
+	if c.dialPad() && (c.keyLike(e) || c.sc.Width > 0 && e.Bounds.Width() <= c.sc.Width/3) {
+		// A key-sized button beside the digits: the pad's backspace.
+		return true
+	}
+	b := e.Bounds
+	for _, f := range c.sc.Elements {
+		if !f.Editable || !c.sc.Visible(f) || f.Window != e.Window {
+			continue
+		}
+		fb := f.Bounds
+		h := fb.Height()
+		if b.Width() > 2*h || b.Top < fb.Top-h/2 || b.Bottom > fb.Bottom+h/2 {
+			continue
+		}
+		if b.Left >= fb.Left && b.Left <= fb.Right+h/2 {
+			return true
+		}
+	}
+	return false
+}
+
+// dialPad reports a screen showing the ten digit keys of a keypad.
+func (c *classifier) dialPad() bool {
+	var digits [10]bool
+	n := 0
+	for _, e := range c.sc.Elements {
+		l := strings.TrimSpace(e.Label())
+		if len(l) != 1 || l[0] < '0' || l[0] > '9' || !c.sc.Visible(e) {
+			continue
+		}
+		if d := l[0] - '0'; !digits[d] {
+			digits[d] = true
+			n++
+		}
+	}
+	return n == 10
 }
 
 // focusedField is the focused editable element.

@@ -36,70 +36,70 @@ var languageCases = []struct {
 }{
 	{"en", safety.Payment, []string{"Pay", "Buy now", "Place order", "Checkout", "Transfer", "Withdraw", "Top up", "Pay ¥4,155.70", "Proceed to checkout"}},
 	{"en", safety.Delete, []string{"Delete", "Remove", "Clear data", "Factory reset", "Uninstall", "Delete chat"}},
-	{"en", safety.Send, []string{"Send", "Post", "Publish", "Share", "Reply", "Forward", "Upload Short"}},
+	{"en", safety.Send, []string{"Send", "Post", "Publish", "Share", "Reply", "Forward", "Upload Short", "Invite", "Send invite"}},
 	{"en", safety.Account, []string{"Log out", "Sign out", "Change password"}},
 	{"en", safety.Permission, []string{"Allow", "Always allow"}},
 	{"en", safety.Install, []string{"Install"}},
 	{"en", safety.Call, []string{"Call", "Dial", "Video call", "Call Mom"}},
 	{"zh-Hans", safety.Payment, []string{"支付", "付款", "立即购买", "提交订单", "结算(1)", "转账", "提现", "充值", "立即付款"}},
 	{"zh-Hans", safety.Delete, []string{"删除", "移除", "清除数据", "恢复出厂设置", "卸载"}},
-	{"zh-Hans", safety.Send, []string{"发送", "发布", "分享", "回复", "转发"}},
+	{"zh-Hans", safety.Send, []string{"发送", "发布", "分享", "回复", "转发", "邀请"}},
 	{"zh-Hans", safety.Account, []string{"退出登录", "修改密码"}},
 	{"zh-Hans", safety.Permission, []string{"允许", "始终允许"}},
 	{"zh-Hans", safety.Install, []string{"安装"}},
 	{"zh-Hans", safety.Call, []string{"拨打电话", "视频通话"}},
 	{"zh-Hant", safety.Payment, []string{"付款", "購買", "立即購買", "提交訂單", "結帳", "轉帳", "儲值"}},
 	{"zh-Hant", safety.Delete, []string{"刪除", "清除資料", "解除安裝", "恢復原廠設定"}},
-	{"zh-Hant", safety.Send, []string{"傳送", "發佈", "分享", "回覆", "轉寄"}},
+	{"zh-Hant", safety.Send, []string{"傳送", "發佈", "分享", "回覆", "轉寄", "邀請"}},
 	{"zh-Hant", safety.Account, []string{"登出", "變更密碼"}},
 	{"zh-Hant", safety.Permission, []string{"允許"}},
 	{"zh-Hant", safety.Install, []string{"安裝"}},
 	{"zh-Hant", safety.Call, []string{"撥打", "視訊通話"}},
 	{"es", safety.Payment, []string{"Pagar", "Comprar ahora", "Realizar pedido", "Finalizar compra", "Transferir", "Recargar"}},
 	{"es", safety.Delete, []string{"Eliminar", "Borrar", "Desinstalar"}},
-	{"es", safety.Send, []string{"Enviar", "Publicar", "Compartir", "Responder", "Reenviar"}},
+	{"es", safety.Send, []string{"Enviar", "Publicar", "Compartir", "Responder", "Reenviar", "Invitar"}},
 	{"es", safety.Account, []string{"Cerrar sesión", "Cambiar contraseña"}},
 	{"es", safety.Permission, []string{"Permitir"}},
 	{"es", safety.Install, []string{"Instalar"}},
 	{"es", safety.Call, []string{"Llamar"}},
 	{"pt", safety.Payment, []string{"Pagar", "Comprar agora", "Fazer pedido", "Finalizar compra", "Sacar dinheiro"}},
 	{"pt", safety.Delete, []string{"Excluir", "Apagar", "Limpar dados", "Desinstalar"}},
-	{"pt", safety.Send, []string{"Enviar", "Publicar", "Compartilhar", "Responder", "Encaminhar"}},
+	{"pt", safety.Send, []string{"Enviar", "Publicar", "Compartilhar", "Responder", "Encaminhar", "Convidar"}},
 	{"pt", safety.Account, []string{"Sair da conta", "Alterar senha"}},
 	{"pt", safety.Permission, []string{"Permitir"}},
 	{"pt", safety.Install, []string{"Instalar"}},
 	{"pt", safety.Call, []string{"Ligar para Ana", "Chamada de vídeo"}},
 	{"ja", safety.Payment, []string{"支払う", "今すぐ購入", "注文を確定する", "レジに進む", "送金", "チャージ"}},
 	{"ja", safety.Delete, []string{"削除", "データを消去", "アンインストール"}},
-	{"ja", safety.Send, []string{"送信", "投稿", "共有", "返信", "転送"}},
+	{"ja", safety.Send, []string{"送信", "投稿", "共有", "返信", "転送", "招待"}},
 	{"ja", safety.Account, []string{"ログアウト", "パスワードを変更"}},
 	{"ja", safety.Permission, []string{"許可"}},
 	{"ja", safety.Install, []string{"インストール"}},
 	{"ja", safety.Call, []string{"発信", "電話をかける"}},
 	{"ko", safety.Payment, []string{"결제하기", "바로 구매", "주문하기", "송금", "충전"}},
 	{"ko", safety.Delete, []string{"삭제", "초기화", "제거"}},
-	{"ko", safety.Send, []string{"보내기", "게시", "공유", "답장", "전달"}},
+	{"ko", safety.Send, []string{"보내기", "게시", "공유", "답장", "전달", "초대"}},
 	{"ko", safety.Account, []string{"로그아웃", "비밀번호 변경"}},
 	{"ko", safety.Permission, []string{"허용"}},
 	{"ko", safety.Install, []string{"설치"}},
 	{"ko", safety.Call, []string{"전화 걸기", "영상 통화"}},
 	{"th", safety.Payment, []string{"ชำระเงิน", "ซื้อเลย", "สั่งซื้อ", "โอนเงิน", "เติมเงิน"}},
 	{"th", safety.Delete, []string{"ลบ", "ล้างข้อมูล", "ถอนการติดตั้ง"}},
-	{"th", safety.Send, []string{"ส่ง", "โพสต์", "แชร์", "ตอบกลับ", "ส่งต่อ"}},
+	{"th", safety.Send, []string{"ส่ง", "โพสต์", "แชร์", "ตอบกลับ", "ส่งต่อ", "เชิญ"}},
 	{"th", safety.Account, []string{"ออกจากระบบ", "เปลี่ยนรหัสผ่าน"}},
 	{"th", safety.Permission, []string{"อนุญาต"}},
 	{"th", safety.Install, []string{"ติดตั้ง"}},
 	{"th", safety.Call, []string{"โทรออก"}},
 	{"de", safety.Payment, []string{"Bezahlen", "Jetzt kaufen", "Zahlungspflichtig bestellen", "Zur Kasse", "Überweisen", "Aufladen"}},
 	{"de", safety.Delete, []string{"Löschen", "Entfernen", "Daten löschen", "Deinstallieren"}},
-	{"de", safety.Send, []string{"Senden", "Posten", "Veröffentlichen", "Teilen", "Antworten", "Weiterleiten"}},
+	{"de", safety.Send, []string{"Senden", "Posten", "Veröffentlichen", "Teilen", "Antworten", "Weiterleiten", "Einladen"}},
 	{"de", safety.Account, []string{"Abmelden", "Passwort ändern"}},
 	{"de", safety.Permission, []string{"Zulassen"}},
 	{"de", safety.Install, []string{"Installieren"}},
 	{"de", safety.Call, []string{"Anrufen"}},
 	{"fr", safety.Payment, []string{"Payer", "Acheter maintenant", "Passer la commande", "Virement", "Recharger"}},
 	{"fr", safety.Delete, []string{"Supprimer", "Effacer", "Désinstaller"}},
-	{"fr", safety.Send, []string{"Envoyer", "Publier", "Partager", "Répondre", "Transférer"}},
+	{"fr", safety.Send, []string{"Envoyer", "Publier", "Partager", "Répondre", "Transférer", "Inviter"}},
 	{"fr", safety.Account, []string{"Se déconnecter", "Changer le mot de passe"}},
 	{"fr", safety.Permission, []string{"Autoriser"}},
 	{"fr", safety.Install, []string{"Installer"}},
@@ -115,6 +115,12 @@ func TestWordsPerLanguageAndCategory(t *testing.T) {
 		for _, l := range tc.labels {
 			t.Run(tc.lang+"/"+string(tc.cat)+"/"+l, func(t *testing.T) {
 				d := tapLabel(t, app, l)
+				if tc.lang == "ja" {
+					// A Japanese screen shows kana somewhere: its title.
+					sc := screen(app, textView("メッセージ"), button(l))
+					e := find(sc, l)
+					d = check(t, safety.Input{Scene: sc, Call: tapOn(e), Element: e})
+				}
 				if d.Verdict != safety.Confirm || d.Category != tc.cat {
 					t.Fatalf("tap %q: %s %s (%s), want confirm %s", l, d.Verdict, d.Category, d.Reason, tc.cat)
 				}
@@ -450,5 +456,96 @@ func TestNilGateUsesTheDefaultPolicy(t *testing.T) {
 	var g *safety.Gate
 	if d := g.Check(safety.Input{Scene: sc, Call: tapOn(&sc.Elements[1]), Element: &sc.Elements[1]}); d.Verdict != safety.Confirm {
 		t.Fatalf("nil gate: %s", d.Verdict)
+	}
+}
+
+// Words that name an action in Japanese only are not words on a Chinese
+// screen: 共有 is "in total" on Damai's page ("共有 3 场"), 公開 "public",
+// 招待 "to host"; on a Japanese screen (kana somewhere) they are a share, a
+// publish, an invite. Invite codes are typed, not sent; a state that says
+// invited is no button.
+func TestWordsOfOneScriptOnly(t *testing.T) {
+	for _, tc := range []struct {
+		title, label string
+		want         safety.Category
+	}{
+		{"演出详情", "共有", ""},
+		{"演出详情", "共有 3 场", ""},
+		{"隱私設定", "公開", ""},
+		{"酒店", "招待", ""},
+		{"消息", "送信", ""},
+		{"写真", "共有", ""}, // Han only: no kana, no Japanese reading
+		{"写真を選択", "共有", safety.Send},
+		{"メッセージ", "送信", safety.Send},
+		{"イベント", "招待", safety.Send},
+		{"企业微信", "邀请", safety.Send},
+		{"Invite", "Enter invite code", ""},
+		{"好友", "已邀请", ""},
+		{"好友", "邀请码", ""},
+	} {
+		sc := screen(app, textView(tc.title), button(tc.label))
+		e := find(sc, tc.label)
+		d := check(t, safety.Input{Scene: sc, Call: tapOn(e), Element: e})
+		want := safety.Allow
+		if tc.want != "" {
+			want = safety.Confirm
+		}
+		if d.Verdict != want || d.Category != tc.want {
+			t.Errorf("%q under %q: %s %s (%s), want %s %s", tc.label, tc.title, d.Verdict, d.Category, d.Reason, want, tc.want)
+		}
+	}
+}
+
+// A delete key of a dial pad or of a text field deletes a digit or a
+// character, not data (issue 27: a dialer's backspace was flagged as
+// delete). A Delete button elsewhere on such a screen still deletes.
+func TestDeleteKeysThatEditTyping(t *testing.T) {
+	dialer := "com.google.android.dialer"
+	keys := []n{{class: "android.widget.EditText", text: "555 0199", editable: true, b: scene.Bounds{Left: 0, Top: 300, Right: 1080, Bottom: 450}}}
+	for i, d := range "1234567890" {
+		x, y := (i%3)*360, 800+(i/3)*200
+		keys = append(keys, n{class: "android.widget.FrameLayout", desc: string(d), click: true, b: scene.Bounds{Left: x, Top: y, Right: x + 360, Bottom: y + 200}})
+	}
+	keys = append(keys,
+		n{class: "android.widget.ImageButton", desc: "backspace", id: dialer + ":id/deleteButton", click: true, b: scene.Bounds{Left: 760, Top: 1600, Right: 1000, Bottom: 1800}},
+		n{class: "android.widget.ImageButton", desc: "Delete", click: true, b: scene.Bounds{Left: 880, Top: 320, Right: 1000, Bottom: 430}},
+		n{class: "android.widget.Button", text: "Delete call history", click: true, b: scene.Bounds{Left: 0, Top: 2000, Right: 1080, Bottom: 2150}},
+	)
+	pad := build(dialer, n{kids: keys})
+	field := build(app, n{kids: []n{
+		{class: "android.widget.EditText", text: "mac mini", editable: true, b: scene.Bounds{Left: 0, Top: 200, Right: 900, Bottom: 340}},
+		{class: "android.widget.ImageView", desc: "Delete", click: true, b: scene.Bounds{Left: 910, Top: 210, Right: 1030, Bottom: 330}},
+		{class: "android.widget.Button", text: "Delete", click: true, b: box(15)},
+	}})
+	for _, tc := range []struct {
+		sc    *scene.Scene
+		label string
+		index int // which element with the label (0: the first)
+		want  safety.Category
+	}{
+		{pad, "backspace", 0, ""},
+		{pad, "Delete", 0, ""},
+		{pad, "Delete call history", 0, safety.Delete},
+		{field, "Delete", 0, ""},
+		{field, "Delete", 1, safety.Delete},
+	} {
+		var e *scene.Element
+		k := 0
+		for i := range tc.sc.Elements {
+			if tc.sc.Elements[i].Label() == tc.label {
+				if k == tc.index {
+					e = &tc.sc.Elements[i]
+				}
+				k++
+			}
+		}
+		d := check(t, safety.Input{Scene: tc.sc, Call: tapOn(e), Element: e})
+		want := safety.Allow
+		if tc.want != "" {
+			want = safety.Confirm
+		}
+		if d.Verdict != want || d.Category != tc.want {
+			t.Errorf("%s: %q #%d: %s %s (%s), want %s %s", tc.sc.Package, tc.label, tc.index, d.Verdict, d.Category, d.Reason, want, tc.want)
+		}
 	}
 }

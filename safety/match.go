@@ -1,6 +1,7 @@
 package safety
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -118,6 +119,7 @@ type phrase struct {
 	key   string // " buy now " for Latin words, "立即购买" for dense-script words
 	cat   Category
 	whole bool // matches only a label that is exactly this word
+	ja    bool // names the action in Japanese only (japaneseOnly)
 }
 
 // wordList is a compiled list of words.
@@ -138,7 +140,7 @@ func compileWords(cat Category, words []string) wordList {
 		if denseString(f) {
 			key = strings.TrimSpace(f)
 		}
-		out = append(out, phrase{word: w, key: key, cat: cat, whole: whole})
+		out = append(out, phrase{word: w, key: key, cat: cat, whole: whole, ja: slices.Contains(japaneseOnly, w)})
 	}
 	return out
 }
@@ -153,9 +155,16 @@ func denseString(s string) bool {
 }
 
 // find returns the first phrase of l in the folded text f (a whole-label
-// phrase only when it is all of f).
-func (l wordList) find(f string) (phrase, bool) {
+// phrase only when it is all of f), Japanese-only words included.
+func (l wordList) find(f string) (phrase, bool) { return l.findIn(f, true) }
+
+// findIn is find on a screen in Japanese (ja) or not: elsewhere the
+// Japanese-only words are not words.
+func (l wordList) findIn(f string, ja bool) (phrase, bool) {
 	for _, p := range l {
+		if p.ja && !ja {
+			continue
+		}
 		if p.whole {
 			if strings.TrimSpace(p.key) == strings.TrimSpace(f) {
 				return p, true
@@ -248,9 +257,10 @@ func fitsIn(f string, maxWords, maxRunes int) bool {
 	return words <= maxWords && runes <= maxRunes
 }
 
-// actionWord finds the first action word in a label, by category order.
-// Long labels and empty ones have none.
-func actionWord(label string) (phrase, bool) {
+// actionWord finds the first action word in a label, by category order,
+// on a screen in Japanese (ja) or not. Long labels and empty ones have
+// none.
+func actionWord(label string, ja bool) (phrase, bool) {
 	if label == "" {
 		return phrase{}, false
 	}
@@ -259,11 +269,22 @@ func actionWord(label string) (phrase, bool) {
 		return phrase{}, false
 	}
 	for _, l := range actionLists {
-		if p, ok := l.find(f); ok {
+		if p, ok := l.findIn(f, ja); ok {
 			return p, true
 		}
 	}
 	return phrase{}, false
+}
+
+// kana reports Japanese kana in s (hiragana, katakana, half-width
+// katakana), which Chinese text never holds.
+func kana(s string) bool {
+	for _, r := range s {
+		if r >= 0x3041 && r <= 0x30FF && r != 0x30FB || r >= 0xFF66 && r <= 0xFF9D {
+			return true
+		}
+	}
+	return false
 }
 
 // navigationID reports an id of a tab or a page switcher: what it says is

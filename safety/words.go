@@ -61,19 +61,20 @@ var actionWords = map[Category][]string{
 		"삭제", "제거", "초기화",
 		"ลบ", "ล้างข้อมูล", "รีเซ็ต", "ถอนการติดตั้ง",
 	},
+	// Inviting sends an invitation to someone: a message in their name.
 	Send: {
 		"send", "send message", "=post", "=post it", "publish", "share", "reply", "reply all", "forward",
-		"forward to", "upload", "tweet",
-		"发送", "发布", "发表", "分享", "回复", "转发", "上传",
-		"傳送", "發送", "發佈", "發布", "發表", "回覆", "轉寄", "轉發", "上傳",
-		"enviar", "publicar", "compartir", "responder", "reenviar", "subir",
-		"compartilhar", "partilhar", "encaminhar", "reencaminhar", "carregar",
+		"forward to", "upload", "tweet", "invite", "send invite", "send invitation",
+		"发送", "发布", "发表", "分享", "回复", "转发", "上传", "邀请",
+		"傳送", "發送", "發佈", "發布", "發表", "回覆", "轉寄", "轉發", "上傳", "邀請",
+		"enviar", "publicar", "compartir", "responder", "reenviar", "subir", "invitar",
+		"compartilhar", "partilhar", "encaminhar", "reencaminhar", "carregar", "convidar",
 		"senden", "absenden", "posten", "veröffentlichen", "teilen", "antworten", "weiterleiten",
-		"hochladen",
-		"envoyer", "publier", "partager", "répondre", "transférer", "téléverser",
-		"送信", "投稿", "公開", "共有", "返信", "転送", "アップロード",
-		"보내기", "전송", "게시", "공유", "답장", "전달", "업로드",
-		"ส่ง", "โพสต์", "เผยแพร่", "แชร์", "ตอบกลับ", "ส่งต่อ", "อัปโหลด",
+		"hochladen", "einladen",
+		"envoyer", "publier", "partager", "répondre", "transférer", "téléverser", "inviter",
+		"送信", "投稿", "公開", "共有", "返信", "転送", "アップロード", "招待",
+		"보내기", "전송", "게시", "공유", "답장", "전달", "업로드", "초대",
+		"ส่ง", "โพสต์", "เผยแพร่", "แชร์", "ตอบกลับ", "ส่งต่อ", "อัปโหลด", "เชิญ",
 	},
 	Account: {
 		"log out", "logout", "sign out", "log off", "change password", "reset password",
@@ -108,6 +109,13 @@ var actionWords = map[Category][]string{
 	},
 }
 
+// japaneseOnly are words of the lists above, written in Han characters
+// alone, that name the action in Japanese only: in Chinese 共有 is "in
+// total" (a Damai page's "共有 3 场"), 公開 "public", 招待 "to host guests",
+// 送信 and 返信 are not used. They count only on a Japanese screen (one
+// that shows kana somewhere); a Chinese screen has none.
+var japaneseOnly = []string{"共有", "公開", "招待", "送信", "返信"}
+
 // exceptions are phrases that contain an action word without naming the
 // action: negations ("Don't allow"), states ("已安装" installed, "人付款"
 // people paid), places that only show something ("Payment methods", "Call
@@ -120,7 +128,9 @@ var exceptions = []string{
 	"ne pas autoriser", "不允许", "不允許", "禁止", "許可しない", "허용 안함", "허용 안 함", "ไม่อนุญาต",
 	// states and counts
 	"已安装", "已安裝", "未安装", "人付款", "已付款", "待付款", "已购买", "已購買", "支付成功", "付款成功",
-	"已发送", "已傳送", "インストール済み", "快捷回复",
+	"已发送", "已傳送", "インストール済み", "快捷回复", "已邀请", "已邀請",
+	// an invitation code is typed, not sent
+	"invite code", "invitation code", "邀请码", "邀請碼", "招待コード",
 	// places that show, settings rows
 	"payment methods", "payment method", "付款方式", "支付方式", "付款方法", "call history", "call log",
 	"call logs", "call settings", "calling accounts", "通话记录", "通話記錄", "通話履歴",
