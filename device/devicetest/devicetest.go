@@ -1,8 +1,13 @@
-// Package devicetest is the conformance suite every device.Device driver
-// passes: the in-process simulator, and the adb driver talking to the
-// simulator through a real adb server. It assumes the phone behind the
-// driver is a fresh simulator (device/sim, locale en, no realism profile)
-// at the launcher home screen.
+// Package devicetest is the conformance suite of device.Device drivers, in
+// two parts. Contract (contract.go) is what every driver passes on any
+// phone, with the skips its backend declares: the in-process simulator,
+// the adb driver talking to the simulator through Debian's real adb server,
+// a real phone (one command, docs/devices.md), and any new backend.
+// SimulatorContent is the simulator's own content checks (Taobao's search,
+// the launcher's icons, Settings' rows), run by every driver that drives
+// the simulator: it assumes the phone behind the driver is a fresh
+// simulator (device/sim, locale en, no realism profile) at the launcher
+// home screen.
 package devicetest
 
 import (
@@ -27,9 +32,10 @@ const (
 // LauncherLabels are the app labels the simulator's launcher shows (en).
 var LauncherLabels = []string{"Taobao", "Settings", "Contacts", "Messages", "Clock"}
 
-// Run runs the suite. open is called once per subtest and must return a
-// Device over a fresh simulated phone at its launcher home.
-func Run(t *testing.T, open func(t *testing.T) device.Device) {
+// SimulatorContent runs the simulator's content checks. open is called
+// once per subtest and must return a Device over a fresh simulated phone at
+// its launcher home.
+func SimulatorContent(t *testing.T, open func(t *testing.T) device.Device) {
 	t.Run("SceneShowsLauncher", func(t *testing.T) {
 		d := open(t)
 		sc := waitScene(t, d, "launcher icons", func(sc *scene.Scene) bool { return hasLabels(sc, LauncherLabels...) })
@@ -81,7 +87,7 @@ func Run(t *testing.T, open func(t *testing.T) device.Device) {
 
 	t.Run("TypeTextReplacesFieldContent", func(t *testing.T) {
 		d := open(t)
-		openTaobaoSearch(t, d)
+		OpenTaobaoSearch(t, d)
 		for _, want := range []string{"hello", "Mac mini"} {
 			if err := d.TypeText(ctx(t), want); err != nil {
 				t.Fatalf("TypeText(%q): %v", want, err)
@@ -102,7 +108,7 @@ func Run(t *testing.T, open func(t *testing.T) device.Device) {
 
 	t.Run("KeyDeleteAndEnter", func(t *testing.T) {
 		d := open(t)
-		openTaobaoSearch(t, d)
+		OpenTaobaoSearch(t, d)
 		if err := d.TypeText(ctx(t), "Mac minix"); err != nil {
 			t.Fatal(err)
 		}
@@ -219,9 +225,10 @@ func Run(t *testing.T, open func(t *testing.T) device.Device) {
 	})
 }
 
-// openTaobaoSearch launches Taobao, closes its launch promotion, and opens
-// the search page with its field focused.
-func openTaobaoSearch(t *testing.T, d device.Device) {
+// OpenTaobaoSearch launches the simulator's Taobao, closes its launch
+// promotion, and opens the search page with its field focused (the
+// simulator's Target.Field: its Settings has no search page).
+func OpenTaobaoSearch(t *testing.T, d device.Device) {
 	t.Helper()
 	if err := d.LaunchApp(ctx(t), "Taobao"); err != nil {
 		t.Fatal(err)

@@ -23,8 +23,20 @@ func newTestPhone(t testing.TB, cfg Config) *Phone {
 	return p
 }
 
+// The device contract every backend passes, on the in-process simulator
+// (which cannot vanish: it lives in the process).
+func TestContract(t *testing.T) {
+	devicetest.Contract(t, devicetest.Target{
+		Open: func(t *testing.T) device.Device { return newTestPhone(t, Config{}).Device() },
+		Field: devicetest.OpenTaobaoSearch,
+		Cannot: map[string]string{
+			devicetest.CheckVanish: "an in-process simulated phone cannot go away",
+		},
+	})
+}
+
 func TestConformance(t *testing.T) {
-	devicetest.Run(t, func(t *testing.T) device.Device {
+	devicetest.SimulatorContent(t, func(t *testing.T) device.Device {
 		return newTestPhone(t, Config{}).Device()
 	})
 }
