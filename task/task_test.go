@@ -643,3 +643,93 @@ func TestWatchOfATaskEndedElsewhere(t *testing.T) {
 		}
 	}
 }
+
+// A cancel of a task this process does not run: one that ended elsewhere
+// is a conflict naming its status and stays as it ended; a queued one is
+// cancelled with its final status event, so watches of it end on it.
+func TestCancelOfStoredTasks(t *testing.T) {
+	store := openStore(t)
+	s := newService(t, store, &stepRunner{steps: 1}, func(c *Config) {
+		c.Owner = "h:1"
+		c.OwnerGone = func(string) bool { return false }
+	})
+	ended, err := store.CreateTask(t.Context(), storage.Task{Goal: "g", Device: "sim", Planner: "rule", Status: lifecycle.Completed, Owner: "h:2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ce *storage.ConflictError
+	if _, err := s.Cancel(t.Context(), ended.ID); !errors.As(err, &ce) || ce.Current != lifecycle.Completed {
+		t.Errorf("cancel of a task completed elsewhere: %v; want a conflict, it is completed", err)
+	}
+	if got, _ := store.Task(t.Context(), ended.ID); got.Status != lifecycle.Completed {
+		t.Errorf("the completed task became %s", got.Status)
+	}
+	// Queued by a live process sharing the store: this one cancels it.
+	queued, err := store.CreateTask(t.Context(), storage.Task{Goal: "g", Device: "sim:b", Planner: "rule", Status: lifecycle.Queued, Owner: "h:2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Cancel(t.Context(), queued.ID)
+	if err != nil || got.Status != lifecycle.Cancelled || got.Cause != lifecycle.CauseCancelled {
+		t.Fatalf("cancel of a stored queued task: %s (%s), %v", got.Status, got.Cause, err)
+	}
+	events, _ := store.Events(t.Context(), queued.ID, 0, 0)
+	if !lastIsFinal(events) {
+		t.Errorf("the cancelled queued task's events end with %v, not its final status event", events)
+	}
+}
+
+// Only a status event of a final status is the final one.
+func TestLastIsFinal(t *testing.T) {
+	at := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	status := func(st lifecycle.Status) storage.Event { return statusEvent("t", st, "", "", at) }
+	step := storage.Event{TaskID: "t", Type: lifecycle.EventStepFinished, Step: 1, Data: json.RawMessage(`{"status":"completed"}`)}
+	for _, c := range []struct {
+		events []storage.Event
+		want   bool
+	}{
+		{nil, false},
+		{[]storage.Event{status(lifecycle.Running)}, false},
+		{[]storage.Event{status(lifecycle.WaitingApproval)}, false},
+		{[]storage.Event{status(lifecycle.Running), status(lifecycle.Completed)}, true},
+		{[]storage.Event{status(lifecycle.Failed)}, true},
+		{[]storage.Event{status(lifecycle.Cancelled)}, true},
+		{[]storage.Event{status(lifecycle.Interrupted)}, true},
+		{[]storage.Event{status(lifecycle.Completed), step}, false},
+	} {
+		if got := lastIsFinal(c.events); got != c.want {
+			t.Errorf("lastIsFinal(%v) = %v, want %v", c.events, got, c.want)
+		}
+	}
+}
+
+// A queued task cancelled leaves its device's queue at once (the device's
+// load no longer counts it) and never runs; the task behind it does.
+func TestCancelledQueuedTaskLeavesTheQueue(t *testing.T) {
+	r := &stepRunner{steps: 1, gate: make(chan struct{}), start: make(chan string, 3)}
+	s := newService(t, openStore(t), r)
+	var ids []string
+	for _, goal := range []string{"first", "second", "third"} {
+		tk, err := s.Submit(t.Context(), Request{Goal: goal, Device: "sim", Planner: "rule"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, tk.ID)
+	}
+	if got := <-r.start; got != ids[0] {
+		t.Fatalf("started %s first, want %s", got, ids[0])
+	}
+	if l := s.Load()["sim"]; l.Running != ids[0] || l.Queued != 2 {
+		t.Fatalf("load %+v; want the first running, two queued", l)
+	}
+	if got, err := s.Cancel(t.Context(), ids[1]); err != nil || got.Status != lifecycle.Cancelled {
+		t.Fatalf("cancel the queued second: %s, %v", got.Status, err)
+	}
+	if l := s.Load()["sim"]; l.Queued != 1 {
+		t.Errorf("load %+v after cancelling a queued task; want one queued", l)
+	}
+	close(r.gate)
+	if got := <-r.start; got != ids[2] {
+		t.Errorf("started %s after the first, want the third (%s); the second was cancelled", got, ids[2])
+	}
+}
