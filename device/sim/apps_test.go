@@ -1,8 +1,12 @@
 package sim
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"image/png"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -12,6 +16,7 @@ import (
 	"phonepilot/device"
 	"phonepilot/device/adb"
 	"phonepilot/perception/frame"
+	"phonepilot/scene"
 )
 
 func TestTaobaoPurchaseFlow(t *testing.T) {
@@ -358,10 +363,17 @@ func TestConfigValidate(t *testing.T) {
 	}
 }
 
+// Four goroutines drive one phone at once (dumps, shell taps, screenshots,
+// state and keys): every call answers as it would alone — a Scene or the
+// transient error of a screen in motion, a decodable screenshot of the
+// phone's size, a state that is JSON, keys and shell commands that succeed
+// — and the phone is whole afterwards (go test -race checks the locking).
 func TestConcurrentUse(t *testing.T) {
 	p := newTestPhone(t, Config{Profile: "realistic", Seed: 3})
 	d := p.Device()
 	ctx := context.Background()
+	w, h := p.Size()
+	errs := make(chan error, 4*5*2)
 	done := make(chan struct{})
 	for g := 0; g < 4; g++ {
 		go func() {
@@ -369,20 +381,53 @@ func TestConcurrentUse(t *testing.T) {
 			for i := 0; i < 5; i++ {
 				switch g {
 				case 0:
-					d.Scene(ctx)
+					if sc, err := d.Scene(ctx); err == nil && (sc.Width != w || len(sc.Elements) == 0) {
+						errs <- fmt.Errorf("scene %dx%d with %d elements", sc.Width, sc.Height, len(sc.Elements))
+					}
 				case 1:
-					sh(t, p, "input tap 540 1500 && uiautomator dump /sdcard/w.xml && cat /sdcard/w.xml > /dev/null")
+					if _, stderr, rc := sh(t, p, "input tap 540 1500 && uiautomator dump /sdcard/w.xml && cat /sdcard/w.xml > /dev/null"); rc != 0 && !strings.Contains(stderr, "ERROR") {
+						errs <- fmt.Errorf("shell exit %d: %s", rc, stderr)
+					}
 				case 2:
-					d.Capture(ctx)
+					f, err := d.Capture(ctx)
+					if err != nil {
+						errs <- fmt.Errorf("capture: %w", err)
+						continue
+					}
+					if cfg, err := png.DecodeConfig(bytes.NewReader(f.PNG())); err != nil || cfg.Width != w || cfg.Height != h {
+						errs <- fmt.Errorf("screenshot %dx%d: %v", cfg.Width, cfg.Height, err)
+					}
 				case 3:
-					p.State()
-					d.Key(ctx, device.KeyHome)
+					if raw, err := p.State(); err != nil || !json.Valid(raw) {
+						errs <- fmt.Errorf("state: %v %.80s", err, raw)
+					}
+					if err := d.Key(ctx, device.KeyHome); err != nil {
+						errs <- fmt.Errorf("home: %w", err)
+					}
 				}
 			}
 		}()
 	}
 	for g := 0; g < 4; g++ {
 		<-done
+	}
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	// Whole afterwards: home goes home, and the screen reads.
+	if err := d.Key(ctx, device.KeyHome); err != nil {
+		t.Fatal(err)
+	}
+	var sc *scene.Scene
+	var err error
+	for range 20 {
+		if sc, err = d.Scene(ctx); err == nil {
+			break
+		}
+	}
+	if err != nil || !strings.Contains(sc.Package, "launcher") {
+		t.Errorf("after the concurrent use: %v, app in front %v", err, sc)
 	}
 }
 

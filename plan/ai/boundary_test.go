@@ -1,6 +1,7 @@
 package ai_test
 
 import (
+	"os"
 	"os/exec"
 	"reflect"
 	"strings"
@@ -12,14 +13,20 @@ import (
 	"phonepilot/tools"
 )
 
-// goList runs `go list` in the module; the test skips without a go tool.
+// goList runs `go list` in the module; the test skips without a go tool
+// and under -short, but never under PHONEPILOT_INTEGRATION=1 (it fails
+// without a go tool there, and -short does not shorten it).
 func goList(t *testing.T, args ...string) []string {
 	t.Helper()
-	if testing.Short() {
+	integration := os.Getenv("PHONEPILOT_INTEGRATION") == "1"
+	if testing.Short() && !integration {
 		t.Skip("go list over the module is skipped in -short mode")
 	}
 	gobin, err := exec.LookPath("go")
 	if err != nil {
+		if integration {
+			t.Fatal("PHONEPILOT_INTEGRATION=1 but there is no go tool in PATH")
+		}
 		t.Skip("no go tool in PATH")
 	}
 	out, err := exec.Command(gobin, append([]string{"list"}, args...)...).Output()
@@ -39,7 +46,7 @@ const framePkg = "phonepilot/perception/frame"
 // providers send them to a model, the MCP server sends one to a client that
 // plans and asks for it (a planner too), cmd wires a driver in as the Camera.
 func framePkgAllowed(pkg string) bool {
-	for _, p := range []string{"phonepilot/device/adb", "phonepilot/device/sim", "phonepilot/plan/ai", "phonepilot/mcpserver", "phonepilot/cmd/"} {
+	for _, p := range []string{"phonepilot/device/adb", "phonepilot/device/wda", "phonepilot/device/sim", "phonepilot/plan/ai", "phonepilot/mcpserver", "phonepilot/cmd/"} {
 		if pkg == p || strings.HasPrefix(pkg, strings.TrimSuffix(p, "/")+"/") {
 			return true
 		}
