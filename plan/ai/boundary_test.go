@@ -46,7 +46,7 @@ const framePkg = "phonepilot/perception/frame"
 // providers send them to a model, the MCP server sends one to a client that
 // plans and asks for it (a planner too), cmd wires a driver in as the Camera.
 func framePkgAllowed(pkg string) bool {
-	for _, p := range []string{"phonepilot/device/adb", "phonepilot/device/wda", "phonepilot/device/sim", "phonepilot/plan/ai", "phonepilot/mcpserver", "phonepilot/cmd/"} {
+	for _, p := range []string{"phonepilot/device/adb", "phonepilot/device/wda", "phonepilot/device/sim", "phonepilot/device/backend", "phonepilot/plan/ai", "phonepilot/mcpserver", "phonepilot/cmd/"} {
 		if pkg == p || strings.HasPrefix(pkg, strings.TrimSuffix(p, "/")+"/") {
 			return true
 		}
