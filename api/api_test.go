@@ -370,39 +370,109 @@ func TestDevices(t *testing.T) {
 	}
 }
 
-func TestTokenRequired(t *testing.T) {
-	h := newHarness(t, newFakeRunner(1), func(c *Config) { c.Token = "s3cret-token" })
-	task := h.create("with token", "sim")
-	h.waitStatus(task.ID, lifecycle.Completed)
-
-	for _, auth := range []string{"", "Bearer wrong", "Basic s3cret-token", "Bearer s3cret-token-and-more"} {
-		for _, path := range []string{"/v1/tasks", "/v1/tasks/" + task.ID, "/v1/devices", "/v1/tasks/" + task.ID + "/events"} {
-			req, _ := http.NewRequest("GET", h.ts.URL+path, nil)
-			if auth != "" {
-				req.Header.Set("Authorization", auth)
+// The route table, walked: every route marked auth refuses a request with
+// no token, a wrong one, another scheme, the token with more or less, and
+// (but for the event stream) the token in the query, with 401 before its
+// handler runs: no task is created, cancelled or decided. With the token,
+// no route answers 401; the open routes answer without one.
+func TestTokenRequiredOnEveryRoute(t *testing.T) {
+	const token = "s3cret-token-0123456789"
+	r := newFakeRunner(1)
+	r.ask = lifecycle.PendingApproval
+	h := newHarness(t, r, func(c *Config) { c.Token = token })
+	waiting := h.create("tap Pay", "sim:a")
+	h.waitStatus(waiting.ID, lifecycle.WaitingApproval)
+	bodies := map[string]string{
+		"/v1/tasks":              `{"goal":"open Settings","device":"sim"}`,
+		"/v1/flows/run":          `{"flow":"version: 1\nname: f\ngoal: open Settings\nsteps:\n  - intent: open Settings\n    tool: launch_app\n    args: {app: Settings}\n"}`,
+		"/v1/tasks/{id}/approve": `{"note":"yes"}`,
+		"/v1/tasks/{id}/deny":    `{"note":"no"}`,
+		"/v1/tasks/{id}/answer":  `{"text":"yes"}`,
+		"/v1/tasks/{id}/cancel":  ``,
+		"/v1/devices/{id}/state": ``,
+		"/v1/tasks/{id}/events":  ``,
+	}
+	send := func(rt route, auth, query string) (int, string) {
+		t.Helper()
+		path := routePath(rt, waiting.ID)
+		if rt.pattern == "/v1/devices/{id}/state" {
+			path = strings.ReplaceAll(rt.pattern, "{id}", "sim:a")
+		}
+		hdr := map[string]string{}
+		if auth != "" {
+			hdr["Authorization"] = auth
+		}
+		body := bodies[rt.pattern]
+		if body != "" {
+			hdr["Content-Type"] = "application/json"
+		}
+		return h.doorReq(rt.method, path+query, body, hdr)
+	}
+	authed := 0
+	for _, rt := range h.srv.routeTable() {
+		if !rt.auth {
+			if status, _ := send(rt, "", ""); status != 200 {
+				t.Errorf("%s %s without a token = %d, want 200 (an open route)", rt.method, rt.pattern, status)
 			}
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
+			continue
+		}
+		authed++
+		for _, auth := range []string{"", "Bearer", "Bearer wrong-token-wrong-token", "Basic " + token, "Bearer " + token + "x", "Bearer " + token[:len(token)-1], "Token " + token} {
+			if status, code := send(rt, auth, ""); status != 401 || code != "unauthorized" {
+				t.Errorf("%s %s with Authorization %q = %d %s, want 401", rt.method, rt.pattern, auth, status, code)
 			}
-			var e apiError
-			json.NewDecoder(resp.Body).Decode(&e)
-			resp.Body.Close()
-			if resp.StatusCode != 401 || e.Error.Code != "unauthorized" || resp.Header.Get("WWW-Authenticate") == "" {
-				t.Errorf("GET %s with %q = %d %+v, want 401", path, auth, resp.StatusCode, e)
+		}
+		if rt.pattern != streamPattern {
+			if status, _ := send(rt, "", "?access_token="+token); status != 401 {
+				t.Errorf("%s %s with ?access_token= = %d, want 401 (only the event stream takes it)", rt.method, rt.pattern, status)
 			}
 		}
 	}
-	// Open endpoints and the event stream's query token.
-	for _, path := range []string{"/healthz", "/v1/openapi.json", "/", "/v1/tasks/" + task.ID + "/events?access_token=s3cret-token"} {
-		resp, err := http.Get(h.ts.URL + path)
-		if err != nil {
-			t.Fatal(err)
+	if authed < 12 {
+		t.Fatalf("only %d routes need the token; the table has lost its auth marks", authed)
+	}
+	page, err := h.store.ListTasks(t.Context(), storage.Query{})
+	if err != nil || len(page.Tasks) != 1 {
+		t.Fatalf("requests without the token created tasks: %d (%v)", len(page.Tasks), err)
+	}
+	if got := h.waitStatus(waiting.ID, lifecycle.WaitingApproval); got.Pending == nil || h.taps("sim:a") != 0 {
+		t.Errorf("a request without the token decided: %+v", got)
+	}
+	// With the token every route is reached (the stream ends with the task,
+	// so it is sent last, after the cancel).
+	for _, rt := range h.srv.routeTable() {
+		if rt.pattern == streamPattern {
+			continue
 		}
-		resp.Body.Close()
-		if resp.StatusCode != 200 {
-			t.Errorf("GET %s without header = %d, want 200", path, resp.StatusCode)
+		if status, code := send(rt, "Bearer "+token, ""); status == 401 || status == 400 {
+			t.Errorf("%s %s with the token = %d %s", rt.method, rt.pattern, status, code)
 		}
+	}
+	if status, _ := send(route{method: "GET", pattern: streamPattern}, "", "?access_token="+token); status != 200 {
+		t.Errorf("the event stream with ?access_token= = %d, want 200", status)
+	}
+}
+
+// api.New refuses a token or an approval key that CheckBind would refuse,
+// and an approval key equal to the token.
+func TestNewRefusesWeakCredentials(t *testing.T) {
+	for _, c := range []Config{
+		{Token: "s3cret-token"},
+		{Token: "0123456789abcde"},
+		{Token: "0123456789abcdef 0"},
+		{ApprovalKey: "short"},
+		{Token: "0123456789abcdef-same", ApprovalKey: "0123456789abcdef-same"},
+	} {
+		cfg := Defaults()
+		cfg.Token, cfg.ApprovalKey = c.Token, c.ApprovalKey
+		if err := cfg.Validate(); err == nil {
+			t.Errorf("Validate accepted token %q approval key %q", c.Token, c.ApprovalKey)
+		}
+	}
+	cfg := Defaults()
+	cfg.Token, cfg.ApprovalKey = "0123456789abcdef", "fedcba9876543210"
+	if err := cfg.Validate(); err != nil {
+		t.Errorf("Validate refused 16-character credentials: %v", err)
 	}
 }
 

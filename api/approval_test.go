@@ -89,6 +89,9 @@ func (h *harness) post(path, body string, header map[string]string, out any) *ht
 	if err != nil {
 		h.t.Fatal(err)
 	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	for k, v := range header {
 		req.Header.Set(k, v)
 	}
@@ -146,20 +149,23 @@ func TestApproveRunsThePendingAction(t *testing.T) {
 	}
 }
 
-// Deny: the action never runs and the task fails approval_denied; the page's
-// decisions are recorded as by web.
+// testApprovalKey is the approval key of harnesses that set one.
+const testApprovalKey = "approval-key-of-the-person-0123"
+
+// Deny: the action never runs and the task fails approval_denied; the
+// decisions of the approval key's holder (the page) are recorded as by web.
 func TestDenyRefusesThePendingAction(t *testing.T) {
 	r := newFakeRunner(1)
 	r.ask = lifecycle.PendingApproval
-	h := newHarness(t, r, nil)
+	h := newHarness(t, r, func(c *Config) { c.ApprovalKey = testApprovalKey })
 	task := h.create("open Taobao, tap Pay", "sim:a")
 	h.waitStatus(task.ID, lifecycle.WaitingApproval)
 	var e apiError
-	if resp := h.do("POST", "/v1/tasks/"+task.ID+"/answer", `{"text":"hi"}`, &e); resp.StatusCode != 409 || !strings.Contains(e.Error.Message, "waits for no answer") {
+	if resp := h.post("/v1/tasks/"+task.ID+"/answer", `{"text":"hi"}`, map[string]string{approvalHeader: testApprovalKey}, &e); resp.StatusCode != 409 || !strings.Contains(e.Error.Message, "waits for no answer") {
 		t.Errorf("answer to an approval = %d %+v", resp.StatusCode, e)
 	}
 	var dec storage.Task
-	if resp := h.post("/v1/tasks/"+task.ID+"/deny", "", map[string]string{"X-Phonepilot-Client": "web"}, &dec); resp.StatusCode != 200 || dec.ID != task.ID {
+	if resp := h.post("/v1/tasks/"+task.ID+"/deny", "", map[string]string{approvalHeader: testApprovalKey}, &dec); resp.StatusCode != 200 || dec.ID != task.ID {
 		t.Fatalf("deny (no body) = %d %+v", resp.StatusCode, dec)
 	}
 	done := h.waitStatus(task.ID, lifecycle.Failed)
@@ -173,7 +179,7 @@ func TestDenyRefusesThePendingAction(t *testing.T) {
 	if len(decided) != 1 || decided[0]["approved"] != false || decided[0]["by"] != "web" {
 		t.Errorf("approval_decided events %v", decided)
 	}
-	if resp := h.do("POST", "/v1/tasks/"+task.ID+"/deny", "", &e); resp.StatusCode != 409 {
+	if resp := h.post("/v1/tasks/"+task.ID+"/deny", "", map[string]string{approvalHeader: testApprovalKey}, &e); resp.StatusCode != 409 {
 		t.Errorf("deny a failed task = %d %+v", resp.StatusCode, e)
 	}
 }
@@ -334,7 +340,7 @@ func TestCancelWhileWaiting(t *testing.T) {
 func TestStreamShowsApproval(t *testing.T) {
 	r := newFakeRunner(1)
 	r.ask = lifecycle.PendingApproval
-	h := newHarness(t, r, nil)
+	h := newHarness(t, r, func(c *Config) { c.ApprovalKey = testApprovalKey })
 	task := h.create("tap Pay", "sim:a")
 	h.waitStatus(task.ID, lifecycle.WaitingApproval)
 	req, _ := http.NewRequestWithContext(t.Context(), "GET", h.ts.URL+"/v1/tasks/"+task.ID+"/events", nil)
@@ -356,7 +362,7 @@ func TestStreamShowsApproval(t *testing.T) {
 			if err := json.Unmarshal([]byte(ev.Data), &d); err != nil || d.Data.Pending.Category != "payment" || d.Data.Pending.Element == nil {
 				t.Errorf("approval_requested data %s (%v)", ev.Data, err)
 			}
-			h.post("/v1/tasks/"+task.ID+"/approve", `{"note":"go"}`, map[string]string{"X-Phonepilot-Client": "web"}, nil)
+			h.post("/v1/tasks/"+task.ID+"/approve", `{"note":"go"}`, map[string]string{approvalHeader: testApprovalKey}, nil)
 		case string(lifecycle.EventApprovalDecided):
 			var d struct {
 				Data storage.ApprovalDecidedEvent `json:"data"`
@@ -369,5 +375,60 @@ func TestStreamShowsApproval(t *testing.T) {
 	joined := strings.Join(seen, " ")
 	if !strings.Contains(joined, "approval_requested status") || !strings.Contains(joined, "approval_decided") || !strings.HasSuffix(joined, "end") {
 		t.Errorf("stream events: %s", joined)
+	}
+}
+
+// With an approval key, the bearer token alone decides nothing: an MCP
+// client (which holds the token) posting /approve, /deny or /answer with
+// no key, a wrong one, or claiming to be the page gets 403, and the pending
+// action never runs; only the key's holder decides, and is recorded by the
+// server as web whatever the request says it is.
+func TestDecisionsNeedTheApprovalKey(t *testing.T) {
+	r := newFakeRunner(1)
+	r.ask = lifecycle.PendingApproval
+	const token = "bearer-token-of-every-client-0123"
+	h := newHarness(t, r, func(c *Config) { c.Token, c.ApprovalKey = token, testApprovalKey })
+	task := h.create("tap Pay", "sim:a")
+	h.waitStatus(task.ID, lifecycle.WaitingApproval)
+	for _, hdr := range []map[string]string{
+		nil,
+		{"X-Phonepilot-Client": "web"},
+		{approvalHeader: "wrong-key-wrong-key-wrong-key"},
+		{approvalHeader: token},
+		{approvalHeader: testApprovalKey + "x"},
+	} {
+		for _, verb := range []string{"approve", "deny", "answer"} {
+			var e apiError
+			resp := h.post("/v1/tasks/"+task.ID+"/"+verb, `{"text":"yes"}`, hdr, &e)
+			if resp.StatusCode != http.StatusForbidden || e.Error.Code != "approval_key_required" {
+				t.Errorf("POST %s with %v = %d %+v, want 403 approval_key_required", verb, hdr, resp.StatusCode, e)
+			}
+		}
+	}
+	if got := h.waitStatus(task.ID, lifecycle.WaitingApproval); got.Pending == nil || h.taps("sim:a") != 0 {
+		t.Fatalf("a request without the approval key decided: %+v, %d taps", got, h.taps("sim:a"))
+	}
+	var dec storage.Task
+	if resp := h.post("/v1/tasks/"+task.ID+"/approve", "", map[string]string{approvalHeader: testApprovalKey, "X-Phonepilot-Client": "api"}, &dec); resp.StatusCode != 200 {
+		t.Fatalf("approve with the key = %d", resp.StatusCode)
+	}
+	h.waitStatus(task.ID, lifecycle.Completed)
+	if d := h.eventsOf(task.ID, lifecycle.EventApprovalDecided); len(d) != 1 || d[0]["by"] != "web" || h.taps("sim:a") != 1 {
+		t.Errorf("approval_decided %v, %d taps; want one decision by web and one tap", d, h.taps("sim:a"))
+	}
+}
+
+// Without an approval key, the token decides as the API: a header claiming
+// to be the page changes nothing (by is the server's, not the client's).
+func TestDecisionByIsTheServers(t *testing.T) {
+	r := newFakeRunner(1)
+	r.ask = lifecycle.PendingApproval
+	h := newHarness(t, r, nil)
+	task := h.create("tap Pay", "sim:a")
+	h.waitStatus(task.ID, lifecycle.WaitingApproval)
+	h.post("/v1/tasks/"+task.ID+"/deny", "", map[string]string{"X-Phonepilot-Client": "web"}, nil)
+	h.waitStatus(task.ID, lifecycle.Failed)
+	if d := h.eventsOf(task.ID, lifecycle.EventApprovalDecided); len(d) != 1 || d[0]["by"] != "api" {
+		t.Errorf("approval_decided %v, want by api", d)
 	}
 }

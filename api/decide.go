@@ -2,6 +2,10 @@ package api
 
 import (
 	"bytes"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -18,9 +22,13 @@ import (
 // maxNoteRunes bounds a decision's note and an answer's text.
 const maxNoteRunes = 2000
 
-// clientHeader names the front end a request comes from; the web page sends
-// "web", so its decisions are told apart from other API clients'.
-const clientHeader = "X-Phonepilot-Client"
+// approvalHeader carries the approval key (Config.ApprovalKey) of a
+// person's decision.
+const approvalHeader = "X-Phonepilot-Approval"
+
+// errApprovalKey is a decision without the approval key where one is set.
+var errApprovalKey = errors.New("a person decides this: the decision needs the approval key (" + approvalHeader +
+	"), which the page takes from the approval link phonepilot printed when it started")
 
 // decisionRequest is the optional body of /approve and /deny.
 type decisionRequest struct {
@@ -32,13 +40,31 @@ type answerRequest struct {
 	Text string `json:"text"`
 }
 
-// decider is who a request's decision is recorded as coming from.
-func decider(r *http.Request) string {
-	if strings.EqualFold(strings.TrimSpace(r.Header.Get(clientHeader)), "web") {
-		return storage.ByWeb
+// decider is who a request's decision is recorded as coming from, set by
+// the server from how it arrived (never from what a client says it is):
+// with an approval key set, only a request carrying it decides, as the web
+// page ("web"); without one, the bearer token decides, as the API.
+func (s *Server) decider(r *http.Request) (string, error) {
+	if s.cfg.ApprovalKey == "" {
+		return storage.ByAPI, nil
 	}
-	return storage.ByAPI
+	got := strings.TrimSpace(r.Header.Get(approvalHeader))
+	h := sha256.Sum256([]byte(got))
+	if got == "" || subtle.ConstantTimeCompare(h[:], s.approvalHash[:]) != 1 {
+		return "", errApprovalKey
+	}
+	return storage.ByWeb, nil
 }
+
+// ApprovalLink is the page's address that hands it the approval key: the
+// key is in the fragment, which the browser never sends to a server (nor
+// to a proxy's log); the page keeps it and sends it with decisions.
+func ApprovalLink(base, key string) string {
+	return strings.TrimRight(base, "/") + "/#approval=" + key
+}
+
+// NewApprovalKey is a fresh random approval key.
+func NewApprovalKey() string { return rand.Text() }
 
 // decodeOptionalBody is decodeBody for endpoints whose body may be left out
 // (or empty).
@@ -68,11 +94,15 @@ func (s *Server) decisionNote(w http.ResponseWriter, r *http.Request) (string, e
 
 // approveTask runs exactly the pending action and lets the task go on.
 func (s *Server) approveTask(w http.ResponseWriter, r *http.Request) error {
+	by, err := s.decider(r)
+	if err != nil {
+		return err
+	}
 	note, err := s.decisionNote(w, r)
 	if err != nil {
 		return err
 	}
-	t, err := s.svc.Approve(r.Context(), r.PathValue("id"), decider(r), note)
+	t, err := s.svc.Approve(r.Context(), r.PathValue("id"), by, note)
 	if err != nil {
 		return serviceError(err)
 	}
@@ -82,11 +112,15 @@ func (s *Server) approveTask(w http.ResponseWriter, r *http.Request) error {
 
 // denyTask refuses the pending action; the planner is told.
 func (s *Server) denyTask(w http.ResponseWriter, r *http.Request) error {
+	by, err := s.decider(r)
+	if err != nil {
+		return err
+	}
 	note, err := s.decisionNote(w, r)
 	if err != nil {
 		return err
 	}
-	t, err := s.svc.Deny(r.Context(), r.PathValue("id"), decider(r), note)
+	t, err := s.svc.Deny(r.Context(), r.PathValue("id"), by, note)
 	if err != nil {
 		return serviceError(err)
 	}
@@ -96,6 +130,10 @@ func (s *Server) denyTask(w http.ResponseWriter, r *http.Request) error {
 
 // answerTask answers the planner's pending question.
 func (s *Server) answerTask(w http.ResponseWriter, r *http.Request) error {
+	by, err := s.decider(r)
+	if err != nil {
+		return err
+	}
 	var req answerRequest
 	if err := decodeBody(r, w, s.cfg.MaxBodyBytes, &req); err != nil {
 		return err
@@ -107,7 +145,7 @@ func (s *Server) answerTask(w http.ResponseWriter, r *http.Request) error {
 	case utf8.RuneCountInString(text) > maxNoteRunes:
 		return badField("text", "longer than %d characters", maxNoteRunes)
 	}
-	t, err := s.svc.Answer(r.Context(), r.PathValue("id"), decider(r), text)
+	t, err := s.svc.Answer(r.Context(), r.PathValue("id"), by, text)
 	if err != nil {
 		return serviceError(err)
 	}

@@ -63,6 +63,14 @@ func classify(err error) (status int, code string) {
 		return http.StatusBadRequest, "bad_request"
 	case errors.Is(err, errUnauthorized):
 		return http.StatusUnauthorized, "unauthorized"
+	case errors.Is(err, errWrongHost):
+		return http.StatusMisdirectedRequest, "wrong_host"
+	case errors.Is(err, errApprovalKey):
+		return http.StatusForbidden, "approval_key_required"
+	case errors.Is(err, errCrossOrigin):
+		return http.StatusForbidden, "cross_origin"
+	case errors.Is(err, errNotJSON):
+		return http.StatusUnsupportedMediaType, "not_json"
 	case errors.Is(err, storage.ErrNotFound), errors.Is(err, errNoRoute), errors.Is(err, ErrUnknownDevice):
 		return http.StatusNotFound, "not_found"
 	case errors.As(err, &me):

@@ -266,7 +266,14 @@ func newHarnessOn(t testing.TB, store storage.Store, runner *fakeRunner, mutate 
 	if err := srv.Start(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	ts := httptest.NewServer(srv.Handler())
+	// Served as phonepilot's listeners serve it: behind the door.
+	ts := httptest.NewUnstartedServer(nil)
+	door, err := Door(ts.Listener.Addr().String(), DoorConfig{}, srv.Handler())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts.Config.Handler = door
+	ts.Start()
 	t.Cleanup(func() {
 		ts.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

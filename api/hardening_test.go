@@ -144,6 +144,7 @@ func TestUncleanPathsGetJSONError(t *testing.T) {
 	} {
 		req, _ := http.NewRequestWithContext(t.Context(), c.method, h.ts.URL, strings.NewReader(`{"goal":"open Settings"}`))
 		req.URL.Opaque = c.path // sent as typed: no client-side cleaning
+		req.Header.Set("Content-Type", "application/json")
 		resp, err := client.Do(req)
 		if err != nil {
 			t.Fatal(err)

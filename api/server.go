@@ -61,6 +61,15 @@ type Config struct {
 	// Token, when set, is required as "Authorization: Bearer <token>" on
 	// every /v1 endpoint but /v1/openapi.json and /v1/lifecycle.
 	Token string
+	// ApprovalKey, when set, is what a person's decision (POST /approve,
+	// /deny, /answer) must carry in X-Phonepilot-Approval besides the
+	// bearer token: the credential of the people who decide, which the
+	// server's other clients (an MCP client with a shell, a script holding
+	// the token) are not given. The page takes it from the approval link
+	// (ApprovalLink) phonepilot prints to the person who started it. A
+	// decision that carries it is recorded as the web page's ("web"); with
+	// no key set, the bearer token decides and the decision is the API's.
+	ApprovalKey string
 	// Planners are the planner names a task may ask for; the first is the
 	// default.
 	Planners []string
@@ -105,6 +114,15 @@ func (c Config) Validate() error {
 	case c.Keepalive <= 0:
 		return fmt.Errorf("api: keepalive must be positive, got %s", c.Keepalive)
 	}
+	if err := CheckToken(c.Token); err != nil {
+		return fmt.Errorf("api: %w", err)
+	}
+	if err := CheckToken(c.ApprovalKey); err != nil {
+		return fmt.Errorf("api: approval key: %w", err)
+	}
+	if c.ApprovalKey != "" && c.ApprovalKey == c.Token {
+		return errors.New("api: the approval key must differ from the bearer token (every client holds the token)")
+	}
 	return nil
 }
 
@@ -141,7 +159,8 @@ type Server struct {
 	log     *slog.Logger
 	handler http.Handler
 
-	tokenHash [32]byte
+	tokenHash    [32]byte
+	approvalHash [32]byte // of cfg.ApprovalKey, when set
 
 	streams sync.WaitGroup // open event streams
 }
@@ -160,6 +179,9 @@ func New(cfg Config, svc *task.Service, devices Devices, log *slog.Logger) (*Ser
 	s := &Server{cfg: cfg, svc: svc, devices: devices, log: log}
 	if cfg.Token != "" {
 		s.tokenHash = sha256.Sum256([]byte(cfg.Token))
+	}
+	if cfg.ApprovalKey != "" {
+		s.approvalHash = sha256.Sum256([]byte(cfg.ApprovalKey))
 	}
 	s.handler = s.routes()
 	return s, nil

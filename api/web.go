@@ -19,7 +19,7 @@ func (s *Server) webRoutes(mux *http.ServeMux) {
 	sub, _ := fs.Sub(webFiles, "web")
 	files := http.FileServerFS(sub)
 	page := func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Security-Policy", "default-src 'self'; style-src 'self'; script-src 'self'; img-src 'self' data:")
+		w.Header().Set("Content-Security-Policy", "default-src 'self'; style-src 'self'; script-src 'self'; img-src 'self' data:; frame-ancestors 'none'")
 		w.Header().Set("X-Content-Type-Options", "nosniff")
 		w.Header().Set("Cache-Control", "no-cache")
 		http.ServeFileFS(w, r, sub, "index.html")

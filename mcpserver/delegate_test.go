@@ -136,7 +136,8 @@ func TestRunTaskApprovals(t *testing.T) {
 		cs := h.connect(t, "plain", nil)
 		out := must(t, cs, "run_task", map[string]any{"goal": buyGoal})
 		t.Logf("run_task: %s", out)
-		if !strings.Contains(out, "waiting_approval") || !strings.Contains(out, "payment") || !strings.Contains(out, "A person must decide") || !strings.Contains(out, "/approve") {
+		if !strings.Contains(out, "waiting_approval") || !strings.Contains(out, "payment") || !strings.Contains(out, "A person must decide") || !strings.Contains(out, "web page") ||
+			strings.Contains(out, "/approve") || strings.Contains(out, "http") {
 			t.Fatalf("run_task of a paying goal: %s", out)
 		}
 		id := taskIDRE.FindStringSubmatch(out)[1]

@@ -155,11 +155,11 @@ func (s *Server) refused(ss *mcp.ServerSession, name string, r *runtime.Refusal)
 	msg := fmt.Sprintf("%s was NOT performed: %s.", name, r.Reason)
 	switch {
 	case r.Cause == lifecycle.CausePolicyDenied:
-		msg += " phonepilot's safety policy forbids it; only a change of that policy (the [safety] section of phonepilot.toml) allows it."
+		msg += " phonepilot's safety policy forbids it; only the person who runs phonepilot can change that policy."
 	case !canElicit(ss):
 		msg += " A person must approve it, and this MCP client cannot ask its user (it does not support elicitation). " +
 			"Either hand the goal to run_task: its task then waits for a person's approval through phonepilot" + s.hint("") +
-			"; or a person allows the category in the [safety] policy of phonepilot.toml."
+			"; or the person who runs phonepilot changes its safety policy."
 	default:
 		msg += " Do not ask for it again; find another way or tell the user."
 	}

@@ -219,7 +219,8 @@ func TestGatedActionWithoutElicitation(t *testing.T) {
 	out, isErr := call(t, cs, "tap", map[string]any{"element": buy})
 	t.Logf("gated tap: %s", out)
 	if !isErr || !strings.Contains(out, "NOT performed") || !strings.Contains(out, "payment") ||
-		!strings.Contains(out, "A person must approve") || !strings.Contains(out, "run_task") || !strings.Contains(out, "/approve") {
+		!strings.Contains(out, "A person must approve") || !strings.Contains(out, "run_task") || !strings.Contains(out, "web page") ||
+		strings.Contains(out, "/approve") || strings.Contains(out, "http") || strings.Contains(out, "phonepilot.toml") {
 		t.Errorf("gated tap without elicitation: error=%v %s", isErr, out)
 	}
 	if l := foreground(t, h); !strings.Contains(l, `"Buy now"`) || strings.Contains(l, "Pay now") {

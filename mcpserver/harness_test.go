@@ -162,7 +162,7 @@ func newHarness(t *testing.T) *harness {
 	h.srv, err = mcpserver.New(mcpserver.Config{
 		Devices: h.devs, Tasks: h.svc, Planners: []string{"rule", "ai"}, MaxSteps: 30,
 		Runtime: fastRuntime(), Gate: gate, Clock: h.clock, Leases: leases, Logger: slog.New(slog.NewTextHandler(h.logs, nil)),
-		ApproveHint: "the web page of phonepilot mcp --http, or POST /v1/tasks/{id}/approve",
+		ApproveHint: "a person approves or denies it on phonepilot's web page, through the approval link phonepilot showed them",
 	})
 	if err != nil {
 		t.Fatal(err)

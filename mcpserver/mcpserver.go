@@ -19,6 +19,7 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -88,8 +89,10 @@ type Config struct {
 	Runtime runtime.Config
 	// Gate is asked before every direct action (nil: the default policy).
 	Gate runtime.Gate
-	// ApproveHint tells a person how to approve a task's pending action
-	// when the client cannot ask its user; "{id}" is replaced by the task.
+	// ApproveHint says who decides a task's pending action when the client
+	// cannot ask its user; "{id}" is replaced by the task. The model reads
+	// it, so it names no address or credential a client could use to
+	// approve its own request (New refuses a URL or an API path).
 	ApproveHint string
 	// LeaseIdle ends a device lease its session has not used for this long
 	// (5 minutes when zero).
@@ -136,6 +139,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxSteps <= 0 {
 		cfg.MaxSteps = runtime.Defaults().MaxSteps
 	}
+	if strings.Contains(cfg.ApproveHint, "://") || strings.Contains(cfg.ApproveHint, "/v1/") {
+		return nil, fmt.Errorf("mcpserver: the approve hint %q shows the model where to approve; a person approves, and the model must not be told how", cfg.ApproveHint)
+	}
 	if cfg.Runtime == (runtime.Config{}) {
 		cfg.Runtime = runtime.Defaults()
 	}
@@ -180,10 +186,13 @@ func sessionVersions() []string {
 func (s *Server) MCP() *mcp.Server { return s.mcp }
 
 // HTTPHandler serves streamable HTTP, one MCP session per client session;
-// sessions idle for idle are closed (never when zero).
+// sessions idle for idle are closed (never when zero). Serve it only behind
+// api.Door, which checks the Host header (with the operator's reverse-proxy
+// names, which the SDK's own loopback-only check would refuse), the origin
+// of every POST and DELETE, and that bodies are JSON.
 func (s *Server) HTTPHandler(idle time.Duration) http.Handler {
 	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
-		&mcp.StreamableHTTPOptions{SessionTimeout: idle, Logger: s.log})
+		&mcp.StreamableHTTPOptions{SessionTimeout: idle, Logger: s.log, DisableLocalhostProtection: true})
 }
 
 const instructions = `phonepilot drives Android phones. Call observe to get the screen listing; ` +

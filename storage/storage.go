@@ -156,7 +156,7 @@ type (
 const (
 	ByCLI = "cli" // phonepilot run, asking on its terminal (or refusing without one)
 	ByAPI = "api" // the HTTP API
-	ByWeb = "web" // the web page (the API, with X-Phonepilot-Client: web)
+	ByWeb = "web" // a person on the web page (the API, with the approval key of the approval link)
 	ByMCP = "mcp" // the MCP server
 )
 

@@ -28,11 +28,25 @@ function tone(word) {
 }
 
 let token = localStorage.getItem("phonepilot.token") || "";
+// The approval key: a person's decisions carry it (X-Phonepilot-Approval).
+// It comes in the approval link phonepilot prints when it starts
+// (http://HOST/#approval=KEY): taken from the fragment, which no server
+// ever sees, kept for this origin, and wiped from the address bar.
+let approvalKey = localStorage.getItem("phonepilot.approval") || "";
+{
+  const m = /(?:^#|&)approval=([^&]+)/.exec(location.hash);
+  if (m) {
+    approvalKey = decodeURIComponent(m[1]);
+    localStorage.setItem("phonepilot.approval", approvalKey);
+    history.replaceState(null, "", location.pathname + location.search);
+  }
+}
 let current = null; // {id, source, status}
 
 // api calls the JSON API; on 401 it asks for the token once and retries.
-// Calls that decide for a person say they come from the page
-// (X-Phonepilot-Client: web), so the events record who decided.
+// Calls that decide for a person carry the approval key; without it the
+// server refuses them (403 approval_key_required) and the page asks for
+// the approval link.
 async function api(method, path, body, extra) {
   const headers = { "Content-Type": "application/json", ...(extra || {}) };
   if (token) headers.Authorization = "Bearer " + token;
@@ -396,6 +410,23 @@ function sceneOf(s) {
   try { return JSON.parse(s); } catch (_) { return null; }
 }
 
+// decisionCall posts a decision with the approval key; refused for want
+// of it, it asks the person for the approval link (or key) once and
+// retries.
+async function decisionCall(path, body) {
+  try {
+    return await api("POST", path, body, approvalKey ? { "X-Phonepilot-Approval": approvalKey } : {});
+  } catch (e) {
+    if (e.status !== 403 || !/approval key/.test(e.message)) throw e;
+    const given = prompt("Deciding needs the approval link phonepilot printed when it started. Paste the link or its key:");
+    const m = given && /(?:approval=)?([A-Za-z0-9_-]{16,})\s*$/.exec(given.trim());
+    if (!m) throw e;
+    approvalKey = m[1];
+    localStorage.setItem("phonepilot.approval", approvalKey);
+    return api("POST", path, body, { "X-Phonepilot-Approval": approvalKey });
+  }
+}
+
 // decide posts a decision (approve, deny, answer) for the card shown; a
 // 409 means someone else decided first or it expired: the page shows the
 // task as it now is.
@@ -407,7 +438,7 @@ async function decide(action, body) {
   err.hidden = true;
   for (const b of box.querySelectorAll("button")) b.disabled = true;
   try {
-    await api("POST", `/v1/tasks/${id}/${action}`, body, { "X-Phonepilot-Client": "web" });
+    await decisionCall(`/v1/tasks/${id}/${action}`, body);
     pendingGone.add(key);
     if (current && current.id === id) {
       if (shownPending === key) decided(action === "answer" ? "answered" : action === "deny" ? "denied" : "approved");

@@ -13,6 +13,7 @@ import (
 	"github.com/BurntSushi/toml"
 	"github.com/spf13/pflag"
 
+	"phonepilot/api"
 	"phonepilot/device/sim"
 	"phonepilot/plan/ai"
 	"phonepilot/runtime"
@@ -64,6 +65,8 @@ import (
 //	[serve]
 //	addr  = "127.0.0.1:8080"   # PHONEPILOT_ADDR, --addr
 //	token = ""                 # bearer token for the API (PHONEPILOT_TOKEN, --token)
+//	allowed_hosts   = []       # a reverse proxy's Host names (PHONEPILOT_ALLOWED_HOSTS, --allowed-hosts)
+//	allowed_origins = []       # its origins, https://name (PHONEPILOT_ALLOWED_ORIGINS, --allowed-origins)
 type appConfig struct {
 	// Device is the phone to drive: sim, adb or adb:SERIAL.
 	Device  string         `toml:"device"`
@@ -140,10 +143,20 @@ type storageSection struct {
 	DB string `toml:"db"`
 }
 
-// serveSection configures `phonepilot serve`.
+// serveSection configures `phonepilot serve` and the listeners of
+// `phonepilot mcp`.
 type serveSection struct {
 	Addr  string `toml:"addr"`
 	Token string `toml:"token"`
+	// AllowedHosts and AllowedOrigins are a reverse proxy's public names
+	// and origins (api.DoorConfig); loopback names need none.
+	AllowedHosts   []string `toml:"allowed_hosts"`
+	AllowedOrigins []string `toml:"allowed_origins"`
+}
+
+// door is the listeners' api.DoorConfig.
+func (s serveSection) door() api.DoorConfig {
+	return api.DoorConfig{Hosts: s.AllowedHosts, Origins: s.AllowedOrigins}
 }
 
 // defaultConfigFile is read from the working directory when present.
@@ -223,7 +236,7 @@ func (c *appConfig) readFile(path string) error {
 // subcommands that have the flag, a flag may set.
 type setting struct {
 	env, flag string
-	p         any // *string, *int, *int64, *bool or *time.Duration
+	p         any // *string, *[]string (comma-separated), *int, *int64, *bool or *time.Duration
 }
 
 // settings lists every setting with its variable and its flag, so the two
@@ -248,6 +261,8 @@ func (c *appConfig) settings() []setting {
 		{"PHONEPILOT_DB", "db", &c.Storage.DB},
 		{"PHONEPILOT_ADDR", "addr", &c.Serve.Addr},
 		{"PHONEPILOT_TOKEN", "token", &c.Serve.Token},
+		{"PHONEPILOT_ALLOWED_HOSTS", "allowed-hosts", &c.Serve.AllowedHosts},
+		{"PHONEPILOT_ALLOWED_ORIGINS", "allowed-origins", &c.Serve.AllowedOrigins},
 	}
 }
 
@@ -292,6 +307,13 @@ func setValue(p any, s string) error {
 			return errors.New("not true or false")
 		}
 		*p = b
+	case *[]string: // comma-separated
+		*p = nil
+		for v := range strings.SplitSeq(s, ",") {
+			if v = strings.TrimSpace(v); v != "" {
+				*p = append(*p, v)
+			}
+		}
 	case *time.Duration:
 		d, err := time.ParseDuration(s)
 		if err != nil {

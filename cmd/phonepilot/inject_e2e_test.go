@@ -366,7 +366,7 @@ func (s *aiServe) decide(id, what string, body map[string]string) int {
 	if body != nil {
 		b, _ = json.Marshal(body)
 	}
-	resp, err := http.Post(s.url+"/v1/tasks/"+id+"/"+what, "application/json", bytes.NewReader(b))
+	resp, err := postAsPerson(s.url, id, what, string(b))
 	if err != nil {
 		s.t.Fatal(err)
 	}

@@ -72,6 +72,7 @@ PHONEPILOT_TOKEN), as for serve. In stdio mode logs go to stderr only.`,
 	f.Int64("sim-seed", 1, "seed of the simulated phones' randomness")
 	f.String("adb-server", "", "adb server address host:port (default: $ADB_SERVER_SOCKET, else 127.0.0.1:5037)")
 	f.DurationVar(&o.leaseIdle, "lease-idle", mcpserver.DefaultLeaseIdle, "a device lease ends after this long unused")
+	addDoorFlags(f)
 	f.StringVar(&o.config, "config", "", "config file (default: ./phonepilot.toml when present, or $PHONEPILOT_CONFIG)")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "log debug lines (to stderr)")
 	return cmd
@@ -131,6 +132,12 @@ func runMCP(cmd *cobra.Command, o mcpOptions, ready mcpReady) error {
 	}
 	acfg := api.Defaults()
 	acfg.Token, acfg.MaxSteps, acfg.Planners, acfg.DefaultDevice = cfg.Serve.Token, rc.MaxSteps, planners, cfg.Device
+	// Decisions need the approval key, which only the person is shown: the
+	// MCP client holds the bearer token (and may have a shell), so the
+	// token alone must not approve what its model asked for.
+	if acfg.ApprovalKey, err = approvalKey(nil); err != nil {
+		return exitWith(2, err)
+	}
 	web, err := api.New(acfg, svc, devices, log)
 	if err != nil {
 		return exitWith(2, err)
@@ -144,18 +151,23 @@ func runMCP(cmd *cobra.Command, o mcpOptions, ready mcpReady) error {
 		_ = web.Close(sctx)
 	}()
 
-	hint := "start phonepilot mcp with --api 127.0.0.1:PORT and approve on its web page, or use an MCP client that supports elicitation"
+	// The hint is read by the model: it says who decides, never how (no
+	// address to post to, no key).
+	hint := "a person must approve it on phonepilot's web page, which needs phonepilot mcp started with --api; or use an MCP client that supports elicitation"
 	var ln net.Listener
 	if webAddr != "" {
 		var lc net.ListenConfig
 		if ln, err = lc.Listen(ctx, "tcp", webAddr); err != nil {
 			return exitWith(1, fmt.Errorf("listen on %s: %w", webAddr, err))
 		}
-		base := "http://" + ln.Addr().String()
-		hint = fmt.Sprintf("approve or deny on the web page %s/ or with POST %s/v1/tasks/{id}/approve (or /deny)", base, base)
-		if cfg.Serve.Token != "" {
-			hint += " and the bearer token"
+		hint = "a person approves or denies it on phonepilot's web page, through the approval link phonepilot showed them; it cannot be approved from here"
+		// stdout is the protocol in stdio mode; the person's terminal (or
+		// the client's log of stderr) gets the link.
+		linkTo := stderr
+		if o.http != "" {
+			linkTo = cmd.OutOrStdout()
 		}
+		printApprovalLink(linkTo, ln.Addr().String(), acfg.ApprovalKey)
 	}
 	srv, err := mcpserver.New(mcpserver.Config{
 		Devices: mcpDevices{devices}, Tasks: svc, DefaultDevice: cfg.Device, Planners: planners, MaxSteps: rc.MaxSteps,
@@ -171,7 +183,12 @@ func runMCP(cmd *cobra.Command, o mcpOptions, ready mcpReady) error {
 			mux.Handle("/mcp", api.RequireToken(cfg.Serve.Token, srv.HTTPHandler(30*time.Minute)))
 		}
 		mux.Handle("/", web.Handler())
-		hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+		handler, err := behindDoor(ln, cfg, mux)
+		if err != nil {
+			_ = ln.Close()
+			return exitWith(2, err)
+		}
+		hs := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 		errc := make(chan error, 1)
 		go func() { errc <- hs.Serve(ln) }()
 		defer func() {

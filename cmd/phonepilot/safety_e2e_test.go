@@ -71,7 +71,7 @@ func waitServed(t testing.TB, base, id string, want ...lifecycle.Status) storage
 
 func postDecision(t testing.TB, base, id, verb, body string) (int, storage.Task) {
 	t.Helper()
-	resp, err := http.Post(base+"/v1/tasks/"+id+"/"+verb, "application/json", strings.NewReader(body))
+	resp, err := postAsPerson(base, id, verb, body)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +147,7 @@ func TestServedPurchaseWaitsForApproval(t *testing.T) {
 			decided = append(decided, d)
 		}
 	}
-	if len(decided) != 1 || decided[0].Approved || decided[0].By != "api" || decided[0].Note != "not today" {
+	if len(decided) != 1 || decided[0].Approved || decided[0].By != "web" || decided[0].Note != "not today" {
 		t.Errorf("approval_decided of the denied task: %+v", decided)
 	}
 }

@@ -84,6 +84,7 @@ send Authorization: Bearer <token>.`,
 	f.String("sim-profile", "", "profile of the in-process simulated phones: \"\", realistic, slow, flaky, injected or hostile")
 	f.Int64("sim-seed", 1, "seed of the simulated phones' randomness")
 	f.String("adb-server", "", "adb server address host:port (default: $ADB_SERVER_SOCKET, else 127.0.0.1:5037)")
+	addDoorFlags(f)
 	f.StringVar(&o.config, "config", "", "config file (default: ./phonepilot.toml when present, or $PHONEPILOT_CONFIG)")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "log debug lines")
 	return cmd
@@ -131,6 +132,9 @@ func runServe(cmd *cobra.Command, o serveOptions, ready serveReady) error {
 	}
 	acfg := api.Defaults()
 	acfg.Token = cfg.Serve.Token
+	if acfg.ApprovalKey, err = approvalKey(nil); err != nil {
+		return exitWith(2, err)
+	}
 	acfg.MaxSteps = rc.MaxSteps
 	spec := cfg.plannerSpec()
 	acfg.Planners = []string{plannerName(spec.Name)}
@@ -171,13 +175,18 @@ func runServe(cmd *cobra.Command, o serveOptions, ready serveReady) error {
 	if err != nil {
 		return exitWith(1, fmt.Errorf("listen on %s: %w", cfg.Serve.Addr, err))
 	}
+	handler, err := behindDoor(ln, cfg, srv.Handler())
+	if err != nil {
+		_ = ln.Close()
+		return exitWith(2, err)
+	}
 	// Requests hang off baseCtx so that stopping ends the event streams of
 	// tasks that will not end by themselves (queued ones).
 	baseCtx, cancelRequests := context.WithCancel(context.Background())
 	defer cancelRequests()
 	hs := &http.Server{
 		BaseContext:       func(net.Listener) context.Context { return baseCtx },
-		Handler:           srv.Handler(),
+		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      60 * time.Second, // event streams lift it for themselves
@@ -185,6 +194,7 @@ func runServe(cmd *cobra.Command, o serveOptions, ready serveReady) error {
 	}
 	addr := ln.Addr().String()
 	fmt.Fprintf(stdout, "phonepilot is serving on http://%s/\n", addr)
+	printApprovalLink(stdout, addr, acfg.ApprovalKey)
 	log.Info("serving", "addr", addr, "db", dbLabel(cfg.Storage.DB), "token", keyState(cfg.Serve.Token))
 	if ready != nil {
 		ready(addr)

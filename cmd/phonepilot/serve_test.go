@@ -79,14 +79,23 @@ func serveOver(t testing.TB, store storage.Store, devs servedDevices, runner tas
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := api.New(api.Defaults(), svc, devs, log)
+	cfg := api.Defaults()
+	cfg.ApprovalKey = testApprovalKey
+	srv, err := api.New(cfg, svc, devs, log)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := srv.Start(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	ts := httptest.NewServer(srv.Handler())
+	// Behind the door, as every listener of phonepilot serves.
+	ts := httptest.NewUnstartedServer(nil)
+	h, err := api.Door(ts.Listener.Addr().String(), api.DoorConfig{}, srv.Handler())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts.Config.Handler = h
+	ts.Start()
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
@@ -94,6 +103,23 @@ func serveOver(t testing.TB, store storage.Store, devs servedDevices, runner tas
 		ts.Close()
 	})
 	return ts.URL
+}
+
+// testApprovalKey is the approval key of the servers serveOver starts: the
+// person's credential for decisions (the page gets it from the approval
+// link, pageBoot opens it).
+const testApprovalKey = "TESTAPPROVALKEY0123456789"
+
+// postAsPerson posts a decision (approve, deny, answer) with the approval
+// key, as the person holding the approval link does.
+func postAsPerson(base, id, verb, body string) (*http.Response, error) {
+	req, err := http.NewRequest(http.MethodPost, base+"/v1/tasks/"+id+"/"+verb, strings.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Phonepilot-Approval", testApprovalKey)
+	return http.DefaultClient.Do(req)
 }
 
 func openTestSQLite(t testing.TB) *sqlite.Store {

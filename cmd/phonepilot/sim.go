@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"phonepilot/api"
 	"phonepilot/device/sim"
 	"phonepilot/device/sim/adbd"
 	"phonepilot/device/sim/simwda"
@@ -187,6 +188,16 @@ func runSim(ctx context.Context, o simOptions, stdout, stderr io.Writer, ready s
 		return err
 	}
 
+	var control http.Handler
+	if controlLn != nil {
+		// The control listener changes the phone (POST /reset): a web page
+		// must not reach it either.
+		if control, err = api.Door(controlLn.Addr().String(), api.DoorConfig{}, phone.ControlHandler()); err != nil {
+			closeAll()
+			return exitWith(2, err)
+		}
+	}
+
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	errs := make(chan error, 3)
@@ -206,7 +217,7 @@ func runSim(ctx context.Context, o simOptions, stdout, stderr io.Writer, ready s
 			}
 		}()
 	}
-	serveHTTP("control", controlLn, phone.ControlHandler())
+	serveHTTP("control", controlLn, control)
 	serveHTTP("wda", wdaLn, simwda.New(phone))
 
 	adbAddr := ""

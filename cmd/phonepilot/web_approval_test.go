@@ -34,9 +34,14 @@ func newChromium(t *testing.T, limit time.Duration) context.Context {
 	return ctx
 }
 
-// pageBoot opens the page and waits until it has loaded the vocabulary.
+// pageBoot opens the page (through its approval link, as the person does,
+// unless url has a fragment of its own) and waits until it has loaded the
+// vocabulary.
 func pageBoot(t *testing.T, ctx context.Context, url string) {
 	t.Helper()
+	if !strings.Contains(url, "#") {
+		url += "#approval=" + testApprovalKey
+	}
 	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
 		t.Fatalf("browser: %v", err)
 	}

@@ -55,7 +55,7 @@ func TestWebAnswerInChromium(t *testing.T) {
 			return runtime.Result{Status: lifecycle.Failed, Cause: lifecycle.CausePlannerGaveUp, Reason: fmt.Sprintf("answer %q by %q", a.Text, a.By)}
 		}
 		b, err := person.Ask(ctx, runtime.Question{Step: 2, Call: tools.NewCall("ask_user", map[string]string{"question": "Anything else?"}), Text: "Anything else?", Scene: sc})
-		if err != nil || b.By != "api" {
+		if err != nil || b.By != "web" {
 			return runtime.Result{Status: lifecycle.Failed, Cause: lifecycle.CauseUserTimeout, Reason: fmt.Sprintf("second answer %+v, %v", b, err)}
 		}
 		select {
@@ -95,8 +95,14 @@ func TestWebAnswerInChromium(t *testing.T) {
 	if second.Key == "" || second.Title == c.Title {
 		t.Fatalf("after the first answer the page shows %+v, want the second question", second)
 	}
-	// Someone else answers (another client, by "api"): the card goes.
+	// A client without the approval key cannot answer.
 	resp, err := http.Post(a.url+"/v1/tasks/"+id+"/answer", "application/json", strings.NewReader(`{"text":"no"}`))
+	if err != nil || resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("POST /answer without the approval key: %v %v, want 403", resp, err)
+	}
+	resp.Body.Close()
+	// The person answers from elsewhere (curl with the key): the card goes.
+	resp, err = postAsPerson(a.url, id, "answer", `{"text":"no"}`)
 	if err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("POST /answer from another client: %v %v", resp, err)
 	}
