@@ -232,7 +232,7 @@ func runPhonebench(cmd *cobra.Command, pb phonebenchFlags) error {
 		return exitWith(2, fmt.Errorf("--workers must not be negative, got %d", pb.Workers))
 	}
 	if slices.Contains(pb.Policies, phonebench.PolicyAI) {
-		cfg, _, err := commandConfig(f, "")
+		cfg, _, err := commandConfig(f, "", cmd.ErrOrStderr())
 		if err != nil {
 			return exitWith(2, err)
 		}

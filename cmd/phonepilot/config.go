@@ -3,7 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
+	goruntime "runtime"
 	"slices"
 	"sort"
 	"strconv"
@@ -22,8 +25,10 @@ import (
 
 // appConfig is every setting of phonepilot, one section per part. It is
 // filled in this order, each layer overriding the one before: defaults, the
-// optional phonepilot.toml, PHONEPILOT_* environment variables, and the
-// flags the user set. API keys come only from the provider's usual
+// config file the user chose (--config, else PHONEPILOT_CONFIG, else
+// phonepilot.toml in the user's config directory; never the working
+// directory's, which a cloned repository could plant), PHONEPILOT_*
+// environment variables, and the flags the user set. API keys come only from the provider's usual
 // environment variable (ANTHROPIC_API_KEY, OPENAI_API_KEY): never from the
 // file, never printed. Unknown keys in the file are refused by name.
 //
@@ -82,6 +87,8 @@ type appConfig struct {
 
 	// Source says where the file layer came from ("" when there was none).
 	Source string `toml:"-"`
+	// Ignored names a ./phonepilot.toml that was there and not read.
+	Ignored string `toml:"-"`
 }
 
 // safetySection is the safety gate's policy (safety.Policy: per category
@@ -159,8 +166,38 @@ func (s serveSection) door() api.DoorConfig {
 	return api.DoorConfig{Hosts: s.AllowedHosts, Origins: s.AllowedOrigins}
 }
 
-// defaultConfigFile is read from the working directory when present.
-const defaultConfigFile = "phonepilot.toml"
+// configFileName is the config file's name in the user's config directory
+// (and the one a working directory's stray file is noticed by).
+const configFileName = "phonepilot.toml"
+
+// configFlagHelp is the help of every command's --config.
+const configFlagHelp = "config file (default: $PHONEPILOT_CONFIG, else phonepilot.toml in the user's config directory; never ./phonepilot.toml unless named)"
+
+// Limits checked before a config file is decoded: a config is a page of
+// settings, and the TOML decoder's cost grows with the square of an inline
+// table's nesting.
+const (
+	maxConfigBytes = 256 << 10
+	maxConfigDepth = 16
+)
+
+// userConfigFile is phonepilot.toml in the user's config directory
+// ($XDG_CONFIG_HOME/phonepilot, else ~/.config/phonepilot; on macOS
+// ~/Library/Application Support/phonepilot), "" without a home.
+func userConfigFile(env lookupEnv) string {
+	dir, _ := env("XDG_CONFIG_HOME")
+	if dir == "" || !filepath.IsAbs(dir) {
+		home, _ := env("HOME")
+		if home == "" {
+			return ""
+		}
+		dir = filepath.Join(home, ".config")
+		if goruntime.GOOS == "darwin" {
+			dir = filepath.Join(home, "Library", "Application Support")
+		}
+	}
+	return filepath.Join(dir, "phonepilot", configFileName)
+}
 
 // defaultAppConfig is the configuration without file, env or flags.
 func defaultAppConfig() appConfig {
@@ -184,23 +221,28 @@ func defaultAppConfig() appConfig {
 type lookupEnv func(string) (string, bool)
 
 // loadConfig builds the configuration from defaults, the file (path, or
-// PHONEPILOT_CONFIG, or ./phonepilot.toml when it exists) and the
-// environment. Flags are applied after, with applyFlags.
+// PHONEPILOT_CONFIG, or the user's config directory's phonepilot.toml when
+// it exists) and the environment. Flags are applied after, with applyFlags.
+// A ./phonepilot.toml is not read unless named: it is noted in Ignored.
 func loadConfig(path string, env lookupEnv) (appConfig, error) {
 	if env == nil {
 		env = os.LookupEnv
 	}
 	c := defaultAppConfig()
-	explicit := path != ""
-	if !explicit {
+	if path == "" {
 		if p, ok := env("PHONEPILOT_CONFIG"); ok && p != "" {
-			path, explicit = p, true
+			path = p
 		}
 	}
-	if !explicit {
-		if _, err := os.Stat(defaultConfigFile); err == nil {
-			path = defaultConfigFile
+	if path == "" {
+		if p := userConfigFile(env); p != "" {
+			if _, err := os.Stat(p); err == nil {
+				path = p
+			}
 		}
+	}
+	if st, err := os.Stat(configFileName); err == nil && !st.IsDir() && !sameFile(path, configFileName) {
+		c.Ignored = configFileName
 	}
 	if path != "" {
 		if err := c.readFile(path); err != nil {
@@ -214,8 +256,44 @@ func loadConfig(path string, env lookupEnv) (appConfig, error) {
 	return c, nil
 }
 
+// tellSource says which config file was read, and that a working
+// directory's phonepilot.toml was not.
+func (c appConfig) tellSource(w io.Writer) {
+	if c.Source != "" {
+		fmt.Fprintf(w, "phonepilot: config %s\n", c.Source)
+	}
+	if c.Ignored != "" {
+		fmt.Fprintf(w, "phonepilot: ./%s is NOT read (a working directory's config may be a cloned repository's, not yours); name it with --config to use it\n", c.Ignored)
+	}
+}
+
+// sameFile says whether a and b name one existing file.
+func sameFile(a, b string) bool {
+	if a == "" || b == "" {
+		return false
+	}
+	sa, err1 := os.Stat(a)
+	sb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
+}
+
 func (c *appConfig) readFile(path string) error {
-	md, err := toml.DecodeFile(path, c)
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("config %s: %w", path, err)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxConfigBytes+1))
+	f.Close()
+	if err != nil {
+		return fmt.Errorf("config %s: %w", path, err)
+	}
+	if len(data) > maxConfigBytes {
+		return fmt.Errorf("config %s: larger than %d KiB; a config file is a page of settings", path, maxConfigBytes>>10)
+	}
+	if err := checkTOMLDepth(data, maxConfigDepth); err != nil {
+		return fmt.Errorf("config %s: %w", path, err)
+	}
+	md, err := toml.Decode(string(data), c)
 	if err != nil {
 		return fmt.Errorf("config %s: %w", path, err)
 	}
@@ -369,11 +447,14 @@ func (c *appConfig) applyFlags(fs *pflag.FlagSet, env lookupEnv) error {
 // commandConfig is what a command that runs tasks works from: the file and
 // the environment (loadConfig), then the flags the user set, checked
 // as a whole, and the runtime's Config from it. Every error is bad input.
-func commandConfig(flags *pflag.FlagSet, path string) (appConfig, runtime.Config, error) {
+// It tells notes which config file it read, and of a ./phonepilot.toml it
+// did not.
+func commandConfig(flags *pflag.FlagSet, path string, notes io.Writer) (appConfig, runtime.Config, error) {
 	cfg, err := loadConfig(path, nil)
 	if err != nil {
 		return cfg, runtime.Config{}, err
 	}
+	cfg.tellSource(notes)
 	if err := cfg.applyFlags(flags, nil); err != nil {
 		return cfg, runtime.Config{}, err
 	}
@@ -454,4 +535,50 @@ func keyState(s string) string {
 		return "unset"
 	}
 	return "set"
+}
+
+// checkTOMLDepth refuses a TOML text whose arrays and inline tables nest
+// deeper than max, before the decoder sees it. It skips strings (basic,
+// literal, multi-line) and comments, so brackets inside them do not count.
+func checkTOMLDepth(data []byte, max int) error {
+	depth, line := 0, 1
+	for i := 0; i < len(data); i++ {
+		switch c := data[i]; c {
+		case '\n':
+			line++
+		case '#':
+			for i < len(data) && data[i] != '\n' {
+				i++
+			}
+			line++
+		case '"', '\'':
+			delim := string(c)
+			if i+2 < len(data) && data[i+1] == c && data[i+2] == c {
+				delim = strings.Repeat(delim, 3)
+			}
+			i += len(delim)
+			for ; i < len(data); i++ {
+				if data[i] == '\n' {
+					line++
+				}
+				if c == '"' && data[i] == '\\' {
+					i++
+					continue
+				}
+				if strings.HasPrefix(string(data[i:min(len(data), i+len(delim))]), delim) {
+					i += len(delim) - 1
+					break
+				}
+			}
+		case '[', '{':
+			if depth++; depth > max {
+				return fmt.Errorf("line %d: arrays and tables nest deeper than %d", line, max)
+			}
+		case ']', '}':
+			if depth > 0 {
+				depth--
+			}
+		}
+	}
+	return nil
 }

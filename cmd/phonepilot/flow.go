@@ -71,7 +71,7 @@ text1, text2, …). Without -o the flow goes to stdout.`,
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "file to write (default: stdout)")
 	cmd.Flags().String("db", "", dbFlagHelp)
-	cmd.Flags().StringVar(&config, "config", "", "config file (default: ./phonepilot.toml when present, or $PHONEPILOT_CONFIG)")
+	cmd.Flags().StringVar(&config, "config", "", configFlagHelp)
 	return cmd
 }
 

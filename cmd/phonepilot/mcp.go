@@ -73,7 +73,7 @@ PHONEPILOT_TOKEN), as for serve. In stdio mode logs go to stderr only.`,
 	f.String("adb-server", "", "adb server address host:port (default: $ADB_SERVER_SOCKET, else 127.0.0.1:5037)")
 	f.DurationVar(&o.leaseIdle, "lease-idle", mcpserver.DefaultLeaseIdle, "a device lease ends after this long unused")
 	addDoorFlags(f)
-	f.StringVar(&o.config, "config", "", "config file (default: ./phonepilot.toml when present, or $PHONEPILOT_CONFIG)")
+	f.StringVar(&o.config, "config", "", configFlagHelp)
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "log debug lines (to stderr)")
 	return cmd
 }
@@ -84,7 +84,7 @@ type mcpReady func(addr string)
 func runMCP(cmd *cobra.Command, o mcpOptions, ready mcpReady) error {
 	ctx := cmd.Context()
 	stderr := cmd.ErrOrStderr()
-	cfg, rc, err := commandConfig(cmd.Flags(), o.config)
+	cfg, rc, err := commandConfig(cmd.Flags(), o.config, cmd.ErrOrStderr())
 	if err != nil {
 		return exitWith(2, err)
 	}

@@ -119,7 +119,7 @@ func addRunFlags(cmd *cobra.Command, o *runOptions) {
 	f.Bool("vision", true, "send the screenshot to the AI planner beside the Scene")
 	f.Int("max-steps", runtime.Defaults().MaxSteps, "most steps a task may take")
 	f.Duration("fixed-delay", 0, "sleep this long after every action instead of waiting for the screen to settle (for comparison)")
-	f.StringVar(&o.config, "config", "", "config file (default: ./phonepilot.toml when present, or $PHONEPILOT_CONFIG)")
+	f.StringVar(&o.config, "config", "", configFlagHelp)
 	f.BoolVar(&o.json, "json", false, "print one JSON result document instead of step lines")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "log debug lines to stderr")
 	f.String("db", "", dbFlagHelp)
@@ -160,7 +160,7 @@ func runGoal(cmd *cobra.Command, o runOptions, g goalRun) error {
 	ctx := cmd.Context()
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	goal := g.goal
-	cfg, rc, err := commandConfig(cmd.Flags(), o.config)
+	cfg, rc, err := commandConfig(cmd.Flags(), o.config, cmd.ErrOrStderr())
 	if err != nil {
 		return exitWith(2, err)
 	}

@@ -85,7 +85,7 @@ send Authorization: Bearer <token>.`,
 	f.Int64("sim-seed", 1, "seed of the simulated phones' randomness")
 	f.String("adb-server", "", "adb server address host:port (default: $ADB_SERVER_SOCKET, else 127.0.0.1:5037)")
 	addDoorFlags(f)
-	f.StringVar(&o.config, "config", "", "config file (default: ./phonepilot.toml when present, or $PHONEPILOT_CONFIG)")
+	f.StringVar(&o.config, "config", "", configFlagHelp)
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "log debug lines")
 	return cmd
 }
@@ -96,7 +96,7 @@ type serveReady func(addr string)
 func runServe(cmd *cobra.Command, o serveOptions, ready serveReady) error {
 	ctx := cmd.Context()
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
-	cfg, rc, err := commandConfig(cmd.Flags(), o.config)
+	cfg, rc, err := commandConfig(cmd.Flags(), o.config, cmd.ErrOrStderr())
 	if err != nil {
 		return exitWith(2, err)
 	}

@@ -584,8 +584,18 @@ func TestResolveDB(t *testing.T) {
 		t.Errorf("PHONEPILOT_DB: %q", got)
 	}
 	os.Unsetenv("PHONEPILOT_DB")
-	os.WriteFile("phonepilot.toml", []byte("[storage]\ndb = \"/srv/pp.db\"\n"), 0o644)
+	// The working directory's phonepilot.toml is not read (a cloned
+	// repository could plant it); the user's config directory's is.
+	os.WriteFile("phonepilot.toml", []byte("[storage]\ndb = \"/srv/planted.db\"\n"), 0o644)
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", "")
+	if got := resolve(); got != "" {
+		t.Errorf("./phonepilot.toml was read: %q", got)
+	}
+	os.MkdirAll(filepath.Dir(userConfigFile(os.LookupEnv)), 0o755)
+	os.WriteFile(userConfigFile(os.LookupEnv), []byte("[storage]\ndb = \"/srv/pp.db\"\n"), 0o644)
 	if got := resolve(); got != "/srv/pp.db" {
-		t.Errorf("config file: %q", got)
+		t.Errorf("the user's config file: %q", got)
 	}
 }

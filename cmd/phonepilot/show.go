@@ -42,7 +42,7 @@ ID may be any unique prefix of the task's id ("phonepilot tasks" lists them).`,
 		},
 	}
 	cmd.Flags().String("db", "", dbFlagHelp)
-	cmd.Flags().StringVar(&config, "config", "", "config file (default: ./phonepilot.toml when present, or $PHONEPILOT_CONFIG)")
+	cmd.Flags().StringVar(&config, "config", "", configFlagHelp)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON (steps include their Scene)")
 	return cmd
 }

@@ -110,7 +110,7 @@ func newTasksCmd() *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.String("db", "", dbFlagHelp)
-	f.StringVar(&config, "config", "", "config file (default: ./phonepilot.toml when present, or $PHONEPILOT_CONFIG)")
+	f.StringVar(&config, "config", "", configFlagHelp)
 	f.StringVar(&status, "status", "", "only tasks with this status: "+lifecycle.Join(lifecycle.Statuses, ", "))
 	f.IntVar(&limit, "limit", 20, "how many tasks")
 	f.BoolVar(&asJSON, "json", false, "print JSON")

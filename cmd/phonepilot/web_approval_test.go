@@ -34,12 +34,14 @@ func newChromium(t *testing.T, limit time.Duration) context.Context {
 	return ctx
 }
 
-// pageBoot opens the page (through its approval link, as the person does,
-// unless url has a fragment of its own) and waits until it has loaded the
-// vocabulary.
+// pageBoot opens the page (the first time through its approval link, as
+// the person does; the page keeps the key, and a second navigation with
+// only a fragment would not load the page again) and waits until it has
+// loaded the vocabulary.
 func pageBoot(t *testing.T, ctx context.Context, url string) {
 	t.Helper()
-	if !strings.Contains(url, "#") {
+	hasKey, _ := chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => { try { return !!localStorage.getItem("phonepilot.approval"); } catch (_) { return false; } })()`))
+	if !hasKey && !strings.Contains(url, "#") {
 		url += "#approval=" + testApprovalKey
 	}
 	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {

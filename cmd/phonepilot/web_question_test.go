@@ -117,7 +117,7 @@ func TestWebAnswerInChromium(t *testing.T) {
 		t.Errorf("the page did not drop the card answered elsewhere while the task ran on: %v; it shows %s, badge %s", err, last, badge)
 	}
 	live, _ := chromedp.Run(ctx, chromedp.Text(chromedp.ID("task-live")))
-	if !strings.Contains(live, "answered by api") {
+	if !strings.Contains(live, "answered by web") {
 		t.Errorf("live line %q (card %s), want who answered", live, gone)
 	}
 	close(release)

@@ -97,7 +97,7 @@ force-stopped (--reset=false to skip). See docs/farm.md.`,
 	f.String("sim-profile", "", "profile of the simulated phones: \"\", realistic, slow, flaky or injected")
 	f.Int64("sim-seed", 1, "seed of the simulated phones' randomness")
 	f.String("adb-server", "", "adb server address host:port (default: $ADB_SERVER_SOCKET, else 127.0.0.1:5037)")
-	f.StringVar(&configPath, "config", "", "config file (default: ./phonepilot.toml when present, or $PHONEPILOT_CONFIG)")
+	f.StringVar(&configPath, "config", "", configFlagHelp)
 	f.BoolVarP(&verbose, "verbose", "v", false, "log debug lines")
 	return cmd
 }
@@ -183,7 +183,7 @@ func farmSettings(cmd *cobra.Command, fs farmSection) (workerSettings, error) {
 func runWorker(cmd *cobra.Command, configPath string, verbose bool) error {
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	cfg, rc, err := commandConfig(cmd.Flags(), configPath)
+	cfg, rc, err := commandConfig(cmd.Flags(), configPath, cmd.ErrOrStderr())
 	if err != nil {
 		return exitWith(2, err)
 	}
