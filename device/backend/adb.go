@@ -76,7 +76,7 @@ type adbSettings struct {
 
 // adbLabels reads a phone's Android version, locale and screen size.
 func adbLabels(ctx context.Context, o Options, l Listed, _ device.Device) map[string]string {
-	out := map[string]string{"kind": "adb", "model": strings.ReplaceAll(l.Model, "_", " ")}
+	out := map[string]string{"kind": "adb", "platform": "android", "model": strings.ReplaceAll(l.Model, "_", " ")}
 	addr, err := ADBServerAddress(o.ADBServer)
 	if err != nil {
 		return out

@@ -23,7 +23,7 @@ import (
 )
 
 // Table is every backend, in the order help text lists them.
-var Table = []*Backend{adbBackend, simBackend}
+var Table = []*Backend{adbBackend, simBackend, wdaBackend}
 
 // Backend is one kind of phone. It owns the device name Kind and the names
 // Kind:REST.
@@ -48,6 +48,9 @@ type Backend struct {
 	// List lists the devices attached now (nil for Kept backends: their
 	// phones are the ones a Set keeps).
 	List func(ctx context.Context, o Options) ([]Listed, error)
+	// Probe checks one named device of a backend that cannot list its
+	// devices (List nil): its state ("device" when it answers).
+	Probe func(ctx context.Context, name, rest string, o Options) (Listed, error)
 	// Labels reads a device's labels (kind, model, android, screen,
 	// locale). dev is the opened device for Kept backends, nil for the
 	// others (the backend asks the phone l names itself).

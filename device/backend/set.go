@@ -244,11 +244,11 @@ func (s *Set) Scan(ctx context.Context, specs []string) ([]Offer, error) {
 	attached := map[string]bool{}
 	for _, b := range Table {
 		w := want[b]
-		if w == nil || b.List == nil {
+		if w == nil || (b.List == nil && b.Probe == nil) {
 			continue
 		}
 		lctx, cancel := context.WithTimeout(ctx, scanTimeout)
-		list, err := b.List(lctx, s.opt)
+		list, err := s.listOrProbe(lctx, b, w.names)
 		cancel()
 		if err != nil {
 			// Not reachable (yet): its phones are offline, the others are not.
@@ -281,6 +281,25 @@ func (s *Set) Scan(ctx context.Context, specs []string) ([]Offer, error) {
 		}
 	}
 	s.mu.Unlock()
+	return out, nil
+}
+
+// listOrProbe lists b's devices, or, for a backend that cannot list its
+// devices (a WDA is found only at the address it is given), probes each
+// name asked for.
+func (s *Set) listOrProbe(ctx context.Context, b *Backend, names map[string]bool) ([]Listed, error) {
+	if b.List != nil {
+		return b.List(ctx, s.opt)
+	}
+	var out []Listed
+	for n := range names {
+		_, rest, _ := Owner(n)
+		l, err := b.Probe(ctx, n, rest, s.opt)
+		if err != nil {
+			l = Listed{Name: n, Kind: b.Kind, State: "offline"}
+		}
+		out = append(out, l)
+	}
 	return out, nil
 }
 

@@ -8,6 +8,8 @@ import (
 
 	"phonepilot/device"
 	"phonepilot/device/sim"
+	"phonepilot/device/sim/simwda"
+	"phonepilot/device/wda"
 )
 
 // simName is what may follow "sim:".
@@ -19,6 +21,7 @@ var simBackend = &Backend{
 	Forms: []Form{
 		{"sim", "the built-in simulated phone"},
 		{"sim:NAME", "a simulated phone of its own per NAME"},
+		{"sim:ios", "the simulated phone dressed as an iPhone, driven through WebDriverAgent's API (sim:ios-NAME: one of its own per NAME)"},
 	},
 	Kept:  true,
 	Named: true,
@@ -28,7 +31,7 @@ var simBackend = &Backend{
 		}
 		return nil
 	},
-	Open: func(ctx context.Context, name, _ string, o Options) (*Opened, error) {
+	Open: func(ctx context.Context, name, rest string, o Options) (*Opened, error) {
 		obs, err := sim.ParseObserver(o.Observer)
 		if err != nil || obs == sim.ObserverPortal || obs == sim.ObserverOracle {
 			return nil, fmt.Errorf("%w: --observer %q: use uiautomator or helper", ErrName, o.Observer)
@@ -40,6 +43,13 @@ var simBackend = &Backend{
 		})
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrName, err)
+		}
+		if simIsIOS(rest) {
+			d, err := wda.Open(ctx, simwda.InProcessURL, simwda.InProcessClient(simwda.New(p)))
+			if err != nil {
+				return nil, err
+			}
+			return opened(name, "sim", simIOS{d, p}, nil), nil
 		}
 		return opened(name, "sim", p.Device(), nil), nil
 	},
@@ -56,18 +66,46 @@ type simSettings struct {
 	Seed    int64  `json:"seed"`
 }
 
-func simLabels(ctx context.Context, _ Options, _ Listed, dev device.Device) map[string]string {
-	sd, ok := dev.(*sim.Device)
+func simLabels(ctx context.Context, _ Options, l Listed, dev device.Device) map[string]string {
+	sd, ok := dev.(interface{ Phone() *sim.Phone })
 	if !ok {
 		return map[string]string{"kind": "sim"}
 	}
 	p := sd.Phone()
 	_, model, _ := p.Model()
 	w, h := p.Size()
-	locale, _ := sd.Locale(ctx)
-	return map[string]string{"kind": "sim", "model": model, "android": "14", "screen": fmt.Sprintf("%dx%d", w, h),
+	locale := p.LocaleTag()
+	out := map[string]string{"kind": "sim", "platform": "android", "model": model, "android": "14", "screen": fmt.Sprintf("%dx%d", w, h),
 		"locale": LocaleLang(locale), "locale_full": locale}
+	if _, ios := dev.(simIOS); ios {
+		delete(out, "android")
+		out["platform"], out["ios"] = "ios", simwda.IOSVersion
+	}
+	return out
 }
+
+// simIsIOS reports a sim name that asks for the iPhone dress: sim:ios and
+// sim:ios-NAME.
+func simIsIOS(rest string) bool { return rest == "ios" || strings.HasPrefix(rest, "ios-") }
+
+// simIOS is the simulated phone in iOS dress, driven in process through
+// the same WDA client as a real iPhone; it reports the simulator's state
+// as the Android dress does.
+type simIOS struct {
+	*wda.Device
+	p *sim.Phone
+}
+
+// State is the simulator's state JSON.
+func (s simIOS) State(ctx context.Context) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return s.p.State()
+}
+
+// Phone is the simulated phone behind the WDA API.
+func (s simIOS) Phone() *sim.Phone { return s.p }
 
 // LocaleLang is the language of a locale ("zh-CN" → "zh"), so that routing
 // by {"locale":"zh"} finds every Chinese phone.

@@ -44,8 +44,10 @@ type alertButton struct {
 }
 
 var (
-	_ device.Device = (*Device)(nil)
-	_ frame.Camera  = (*Device)(nil)
+	_ device.Device     = (*Device)(nil)
+	_ frame.Camera      = (*Device)(nil)
+	_ device.Facts      = (*Device)(nil)
+	_ device.AppStopper = (*Device)(nil)
 )
 
 // Open connects to the WDA at base (http://HOST:PORT), checks it answers
@@ -364,4 +366,11 @@ func (d *Device) AppVersion(ctx context.Context, pkg string) (string, int64, err
 func (d *Device) OSVersion(ctx context.Context) (string, error) {
 	st, err := d.c.Status(ctx)
 	return st.OS.Version, err
+}
+
+// ScreenPoints is the screen's size in points.
+func (d *Device) ScreenPoints() (w, h int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.width, d.height
 }

@@ -264,18 +264,18 @@ func (s *Server) checkSession(sid string) error {
 func (s *Server) capabilities() map[string]any {
 	w, h := s.p.IOSWindowSize()
 	bundle, _, _ := s.p.IOSActiveApp()
-	return map[string]any{"device": "iphone", "browserName": bundle, "sdkVersion": iosVersion, "CFBundleIdentifier": bundle,
+	return map[string]any{"device": "iphone", "browserName": bundle, "sdkVersion": IOSVersion, "CFBundleIdentifier": bundle,
 		"screenSize": map[string]any{"width": w, "height": h}}
 }
 
-// iosVersion is the iOS the simulated iPhone reports.
-const iosVersion = "17.5"
+// IOSVersion is the iOS the simulated iPhone reports.
+const IOSVersion = "17.5"
 
 func (s *Server) status(context.Context, string, map[string]any, *http.Request) (any, error) {
 	return map[string]any{
 		"ready": true, "message": "WebDriverAgent is ready to accept commands",
 		"state":  "success",
-		"os":     map[string]any{"name": "iOS", "version": iosVersion, "sdkVersion": iosVersion, "testmanagerdVersion": 28},
+		"os":     map[string]any{"name": "iOS", "version": IOSVersion, "sdkVersion": IOSVersion, "testmanagerdVersion": 28},
 		"ios":    map[string]any{"ip": "127.0.0.1"},
 		"build":  map[string]any{"time": "phonepilot simulator", "productBundleIdentifier": "com.facebook.WebDriverAgentRunner"},
 		"device": "iphone",
