@@ -26,7 +26,7 @@ var allowedImports = map[string][]string{
 	"device/sim/simadb":        {"device/sim", "device/sim/adbd", "internal/*"},
 	// The table of backends: each backend's names, checks, opening (with
 	// its camera), listing and labels; commands and servers loop over it.
-	"device/backend":    {"device", "device/adb", "device/sim", "device/devicetest", "perception/frame", "scene", "internal/*"},
+	"device/backend":    {"device", "device/adb", "device/sim", "device/sim/simwda", "device/wda", "device/devicetest", "perception/frame", "scene", "internal/*"},
 	"tools":             {"apps", "device", "scene", "internal/clock"},
 	"plan":              {"scene", "tools", "task/lifecycle"},
 	"plan/rule":         {"apps", "plan", "scene", "tools", "task/lifecycle"},
