@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"phonepilot/phonebench/tasks"
+	"phonepilot/runtime"
 	"phonepilot/tools"
 )
 
@@ -108,7 +109,13 @@ func (d *decider) judge(l listing, prev *outcome) (move, bool) {
 			if d.failures >= maxFailures {
 				return d.finish(false, fmt.Sprintf("could not %s: %s", st.Intent, first(prev.Text, 200))), true
 			}
-		case (unchanged || overlaid(d.lastListing, l)) && (st.Tool == tasks.ToolTap || st.Tool == tasks.ToolLongPress) && d.repeats < maxRepeats:
+		case strings.Contains(prev.Text, runtime.MayHaveTakenEffect):
+			// The runtime could not tell whether the press landed (its
+			// only answer may have been a toast that was gone before the
+			// screen was read) and says so: a model does not press it
+			// again blindly.
+			d.advance()
+		case (unchanged || overlaid(d.lastListing, l) && !strings.Contains(prev.Text, "the screen changed")) && (st.Tool == tasks.ToolTap || st.Tool == tasks.ToolLongPress) && d.repeats < maxRepeats:
 			// The screen did not change, or only a popup came over it:
 			// the tap did not take. A model looking at the same screen
 			// (under the popup, which it closes first) taps again.

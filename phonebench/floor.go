@@ -12,33 +12,54 @@ import (
 	"phonepilot/tools"
 )
 
-// The floor of a run is the simulated time of an oracle: the same scripted
-// decisions on the same phone (task, locale, profile, seed), but after each
-// action it waits exactly until the phone says its screen is final
-// (sim.Phone.ReadyAt: no transition, loading, splash or popup still to
-// come) and reads the screen once. It sits through the transitions, the
-// loading and one screen read per step, nothing else — no agent can be
-// faster on that phone, so a policy's time is reported as a ratio to it.
-// The oracle knows what no agent can (ReadyAt); it asks nobody for
-// approval (a person's time is not the phone's).
+// The floor of a run is a lower bound on the time of any agent on that
+// phone (task, locale, profile, seed): the least it could take given the
+// phone's own transitions and the cheapest read and input of any path.
 //
-// A read shows the screen as it is when the read ends, so the fastest
-// agent starts it before the screen is final, to end just when it is —
-// but not in the first half of the wait, where a read of a screen still
-// changing can fail (uiautomator's idle-state and null-root errors come
-// only in a transition's first half). The oracle reads at ReadyAt and
-// takes the difference off afterwards: per step, min(read latency, half
-// the wait). Every later delay is relative to an input, so the rest of the
-// run only shifts.
+// An oracle makes the scripted decisions on the same phone, reading it
+// for free (sim.ObserverOracle) so that its own reads cost and disturb
+// nothing, and charges itself only what no agent can avoid:
+//
+//   - per action, the cheapest input of any path (the helper's 6 ms), no
+//     gesture length;
+//   - per action, the wait until the earliest moment a read could show
+//     the next action's target: it looks at the screen right after the
+//     action and at every moment the phone's screen changes by itself up
+//     to ReadyAt (sim.Phone.ChangesAhead: a transition's old frame giving
+//     way to the half-drawn screen, its end, the splash and the spinner
+//     ending), and takes the first look that shows the element the next
+//     move acts on with the same label and bounds (for a move on no
+//     element, a key or a finish: the first look that differs from the
+//     screen before the action); at least the cheapest read of any path
+//     (the helper's 5 ms), which a fast agent starts early enough to end
+//     at that moment;
+//   - nothing for closing a popup or an interruption, nor for the wait
+//     before and after it: a faster agent may have outrun it.
+//
+// It asks nobody for approval (a person's time is not the phone's).
+// TestFloorIsAFloor checks over the grid that no run of any policy comes
+// in under it.
 
-// maxFloorReads bounds the reads of one screen that fail (a read can fail
-// only while the phone is not ready, which the oracle waits out).
-const maxFloorReads = 5
+// floorCosts are the cheapest read and input of any path a policy takes.
+func floorCosts() (read, input time.Duration) {
+	read, input = time.Hour, time.Hour
+	for _, o := range []sim.Observer{sim.ObserverUIAutomator, sim.ObserverHelper, sim.ObserverPortal} {
+		c := sim.CostsOf(o)
+		read, input = min(read, c.Tree.Min, c.Frame.Min), min(input, c.Input.Min)
+	}
+	return read, input
+}
+
+// look is the screen as a read ending at a moment shows it.
+type look struct {
+	at time.Time
+	sc *scene.Scene
+}
 
 // floor measures u's floor.
 func floor(ctx context.Context, u unit, params map[string]string) (time.Duration, error) {
 	clk := clock.NewFake(epoch)
-	phone, err := newPhone(u, params, clk)
+	phone, err := newPhone(u, params, clk, sim.ObserverOracle)
 	if err != nil {
 		return 0, err
 	}
@@ -48,59 +69,104 @@ func floor(ctx context.Context, u unit, params map[string]string) (time.Duration
 	if maxSteps <= 0 {
 		maxSteps = runtime.Defaults().MaxSteps
 	}
-	start := clk.Now()
-	var early time.Duration // what reading ahead of ReadyAt saves
-	read := func() (*scene.Scene, error) {
-		var last error
-		for i := 0; i < maxFloorReads; i++ {
-			acted := clk.Now()
-			if err := waitReady(ctx, phone, clk); err != nil {
-				return nil, err
-			}
-			ready := clk.Now()
-			sc, err := dev.Scene(ctx)
-			if err == nil {
-				early += readAhead(acted, ready, clk.Now())
-				return sc, nil
-			}
-			last = err
+	cheapRead, cheapInput := floorCosts()
+	read := func() (look, error) {
+		sc, err := dev.Scene(ctx)
+		if err != nil {
+			return look{}, fmt.Errorf("the oracle could not read the screen: %w", err)
 		}
-		return nil, fmt.Errorf("the oracle could not read the screen: %w", last)
+		return look{clk.Now(), sc}, nil
 	}
-	sc, err := read()
+	first, err := read()
 	if err != nil {
 		return 0, err
 	}
-	var prev *outcome
-	for steps := 0; steps < maxSteps; steps++ {
+	total := cheapRead
+	sc := first.sc
+	var (
+		prev      *outcome
+		acted     time.Time
+		before    *scene.Scene // the screen the last action acted on
+		looks     []look       // after the last action, up to ReadyAt
+		dismissed bool         // the last action closed a popup
+	)
+	for steps := 0; steps <= maxSteps; steps++ {
 		m := d.next(sc.Listing(), prev)
-		if m.Finish {
+		dismissal := !m.Finish && d.last == kindDismiss
+		if looks != nil && !dismissed && !dismissal {
+			total += max(earliest(looks, before, sc, m.Call).Sub(acted), cheapRead)
+		} else if looks != nil && dismissal && !dismissed {
+			// The popup is not this agent's to wait for: the screen's own
+			// change is.
+			total += max(earliest(looks, before, sc, tools.Call{}).Sub(acted), cheapRead)
+		}
+		if m.Finish || steps == maxSteps {
 			break
 		}
+		if !dismissal {
+			total += cheapInput
+		}
+		acted, before, dismissed = clk.Now(), sc, dismissal
 		res, err := tools.Run(ctx, dev, sc, m.Call, tools.RunOptions{Clock: clk})
 		prev = &outcome{OK: err == nil, Text: res.Text}
 		if err != nil {
 			prev.Text = err.Error()
 		}
-		if sc, err = read(); err != nil {
+		if looks, err = lookAhead(ctx, phone, clk, read); err != nil {
 			return 0, err
 		}
+		sc = looks[len(looks)-1].sc
 	}
-	return clk.Now().Sub(start) - early, ctx.Err()
+	return total, ctx.Err()
 }
 
-// readAhead is what the fastest agent saves on one read by starting it
-// before the screen is final (acted: the action; ready: the screen final;
-// read: the read ended, started at ready): the read's latency, but never
-// more than half the wait, whose first half no read can use.
-func readAhead(acted, ready, read time.Time) time.Duration {
-	return min(read.Sub(ready), ready.Sub(acted)/2)
+// lookAhead looks at the screen now and at each moment it changes by
+// itself up to ReadyAt, ending there.
+func lookAhead(ctx context.Context, phone *sim.Phone, clk clock.Clock, read func() (look, error)) ([]look, error) {
+	var out []look
+	for {
+		l, err := read()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, l)
+		next := phone.ChangesAhead()
+		if len(next) == 0 {
+			if d := phone.ReadyAt().Sub(clk.Now()); d > 0 {
+				if err := clk.Sleep(ctx, d); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			return out, nil
+		}
+		if err := clk.Sleep(ctx, next[0].Sub(clk.Now())); err != nil {
+			return nil, err
+		}
+	}
 }
 
-// waitReady sleeps until the phone's screen is final.
-func waitReady(ctx context.Context, phone *sim.Phone, clk clock.Clock) error {
-	if d := phone.ReadyAt().Sub(clk.Now()); d > 0 {
-		return clk.Sleep(ctx, d)
+// earliest is the first look that shows what call acts on (the same
+// label at the same bounds as on the last look), or, for a call on no
+// element, the first that differs from before.
+func earliest(looks []look, before, last *scene.Scene, call tools.Call) time.Time {
+	if i, ok := tools.ElementArg(call); ok {
+		if want, ok := last.Element(i); ok {
+			for _, l := range looks {
+				for _, el := range l.sc.Elements {
+					if el.Bounds == want.Bounds && el.Label() == want.Label() && el.Class == want.Class {
+						return l.at
+					}
+				}
+			}
+		}
+		return looks[len(looks)-1].at
 	}
-	return ctx.Err()
+	fp := before.Fingerprint()
+	for _, l := range looks {
+		if l.sc.Fingerprint() != fp {
+			return l.at
+		}
+	}
+	return looks[0].at
 }

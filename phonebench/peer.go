@@ -24,21 +24,25 @@ import (
 // confirmation of sensitive actions does, so unapproved_irreversible
 // compares like with like.
 
-// peerResult is how a peer-loop run ended.
+// peerResult is how a peer loop's run ended.
 type peerResult struct {
 	status   lifecycle.Status
 	cause    lifecycle.Cause
 	reason   string
 	steps    []StepLine
 	duration time.Duration
+	calls    int // model calls
 }
 
 // maxObserveFailures bounds the screen reads in a row that fail (the loop
 // sleeps its delay and reads again: it has no other answer).
 const maxObserveFailures = 10
 
-func (h *harness) peerLoop(ctx context.Context, r *run) peerResult {
-	dev := r.phone.Device()
+// peerLoop runs one peer's loop on r: per turn it reads the screen its way
+// (charged on its paths), asks its model (calls per turn), acts once
+// through its input path, makes its extra commands and reads, and sleeps
+// its own wait for that kind of action.
+func (h *harness) peerLoop(ctx context.Context, r *run, pr peer) peerResult {
 	d := newDecider(script(r.u.t, r.u.locale, r.params))
 	maxSteps := r.u.t.MaxSteps
 	if maxSteps <= 0 {
@@ -48,6 +52,7 @@ func (h *harness) peerLoop(ctx context.Context, r *run) peerResult {
 	if h.opt.gate != nil {
 		gate = h.opt.gate
 	}
+	input := r.phone.DeviceVia(pr.input)
 	start := r.clk.Now()
 	res := peerResult{}
 	end := func(status lifecycle.Status, cause lifecycle.Cause, reason string) peerResult {
@@ -55,24 +60,29 @@ func (h *harness) peerLoop(ctx context.Context, r *run) peerResult {
 		res.duration = r.clk.Now().Sub(start)
 		return res
 	}
+	cancelled := func() peerResult { return end(lifecycle.Cancelled, lifecycle.CauseCancelled, "cancelled") }
 	var prev *outcome
 	failedReads := 0
 	for {
 		if ctx.Err() != nil {
-			return end(lifecycle.Cancelled, lifecycle.CauseCancelled, "cancelled")
+			return cancelled()
 		}
-		sc, err := dev.Scene(ctx)
+		sc, err := pr.look(ctx, r.phone)
 		if err != nil {
+			if ctx.Err() != nil {
+				return cancelled()
+			}
 			failedReads++
 			if failedReads >= maxObserveFailures {
 				return end(lifecycle.Failed, lifecycle.CauseStepFailed, fmt.Sprintf("observing the screen failed %d times in a row: %v", failedReads, err))
 			}
-			if err := r.clk.Sleep(ctx, h.opt.PeerDelay); err != nil {
-				return end(lifecycle.Cancelled, lifecycle.CauseCancelled, "cancelled")
+			if err := r.clk.Sleep(ctx, pr.retry); err != nil {
+				return cancelled()
 			}
 			continue
 		}
 		failedReads = 0
+		res.calls += pr.calls
 		m := d.next(sc.Listing(), prev)
 		if m.Finish {
 			if m.Success {
@@ -84,7 +94,8 @@ func (h *harness) peerLoop(ctx context.Context, r *run) peerResult {
 			return end(lifecycle.Failed, lifecycle.CauseMaxSteps, fmt.Sprintf("reached the maximum of %d steps without reaching the goal", maxSteps))
 		}
 		line := StepLine{Number: len(res.steps) + 1, Intent: m.Intent, Call: m.Call.String()}
-		text, ok := h.peerAct(ctx, r, gate, dev, sc, m.Call)
+		w := pr.way(m.Call)
+		text, ok := h.peerAct(ctx, r, gate, input, sc, m.Call)
 		line.Result = text
 		line.Status = string(lifecycle.StepSucceeded)
 		if !ok {
@@ -92,8 +103,18 @@ func (h *harness) peerLoop(ctx context.Context, r *run) peerResult {
 		}
 		res.steps = append(res.steps, line)
 		prev = &outcome{OK: ok, Text: text}
-		if err := r.clk.Sleep(ctx, h.opt.PeerDelay); err != nil {
-			return end(lifecycle.Cancelled, lifecycle.CauseCancelled, "cancelled")
+		for i := 0; i < w.commands; i++ {
+			if err := input.ChargeInput(ctx); err != nil {
+				return cancelled()
+			}
+		}
+		for i := 0; i < w.reads; i++ {
+			if _, err := pr.look(ctx, r.phone); err != nil && ctx.Err() != nil {
+				return cancelled()
+			}
+		}
+		if err := r.clk.Sleep(ctx, w.wait); err != nil {
+			return cancelled()
 		}
 	}
 }
@@ -101,6 +122,7 @@ func (h *harness) peerLoop(ctx context.Context, r *run) peerResult {
 // peerAct runs one call once: the gate first (the harness approves what
 // it stops), then the tool. It returns the tool's result or error text.
 func (h *harness) peerAct(ctx context.Context, r *run, gate runtime.Gate, dev device.Device, sc *scene.Scene, call tools.Call) (string, bool) {
+
 	if len(tools.Declare(call, sc).Inputs) > 0 {
 		var el *scene.Element
 		if i, ok := tools.ElementArg(call); ok {

@@ -56,7 +56,14 @@ const (
 )
 
 // Policies lists every policy, in report order.
-var Policies = []string{PolicyRule, PolicyReference, PolicyPeerLoop, PolicyAI}
+var Policies = []string{PolicyRule, PolicyReference, PolicyPeerLoop, PolicyDroidrunLoop, PolicyAutoGLMLoop, PolicyMidsceneLoop, PolicyMobileUseLoop, PolicyAI}
+
+// DefaultPolicies are the policies run when none are named: every one but
+// ai.
+var DefaultPolicies = []string{PolicyRule, PolicyReference, PolicyPeerLoop, PolicyDroidrunLoop, PolicyAutoGLMLoop, PolicyMidsceneLoop, PolicyMobileUseLoop}
+
+// DefaultModelLatency is a model call's time (--model-latency).
+const DefaultModelLatency = 2 * time.Second
 
 // ProfileClean is the fault-free phone (the simulator's profile "").
 const ProfileClean = "clean"
@@ -80,6 +87,13 @@ type Options struct {
 	FirstSeed int64
 	// PeerDelay is the peer loop's fixed sleep (DefaultPeerDelay when 0).
 	PeerDelay time.Duration
+	// Observer is the path phonepilot's policies (rule, reference, ai,
+	// peer-loop) read and drive the phone by (sim.ObserverUIAutomator when
+	// ""); the other peers take their own.
+	Observer sim.Observer
+	// ModelLatency is one model call's time, added per call to every
+	// policy that calls a model (0: none).
+	ModelLatency time.Duration
 	// AI builds the planner of the ai policy, one per run (required when
 	// Policies has ai). log is the run's logger.
 	AI func(log *slog.Logger) (plan.Planner, error)
@@ -106,7 +120,7 @@ func (o *Options) normalise() error {
 		o.Tasks = tasks.All()
 	}
 	if len(o.Policies) == 0 {
-		o.Policies = []string{PolicyRule, PolicyReference, PolicyPeerLoop}
+		o.Policies = DefaultPolicies
 	}
 	for _, p := range o.Policies {
 		if !slices.Contains(Policies, p) {
@@ -137,6 +151,14 @@ func (o *Options) normalise() error {
 	}
 	if o.Seeds < 0 {
 		return fmt.Errorf("%w: seeds must be at least 1, got %d", ErrBadOptions, o.Seeds)
+	}
+	obs, err := sim.ParseObserver(string(o.Observer))
+	if err != nil || (obs != sim.ObserverUIAutomator && obs != sim.ObserverHelper) {
+		return fmt.Errorf("%w: unknown observer %q (use uiautomator or helper)", ErrBadOptions, o.Observer)
+	}
+	o.Observer = obs
+	if o.ModelLatency < 0 {
+		return fmt.Errorf("%w: the model latency must not be negative, got %s", ErrBadOptions, o.ModelLatency)
 	}
 	if o.PeerDelay == 0 {
 		o.PeerDelay = DefaultPeerDelay
@@ -196,7 +218,8 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	defer h.close()
 
 	rep := &Report{Started: time.Now().UTC(), Seeds: opt.Seeds, Policies: opt.Policies, Profiles: opt.Profiles,
-		Locales: opt.Locales, PeerDelayMS: opt.PeerDelay.Milliseconds(), Skipped: map[string]int{}}
+		Locales: opt.Locales, PeerDelayMS: opt.PeerDelay.Milliseconds(), Observer: string(opt.Observer),
+		ModelLatencyMS: opt.ModelLatency.Milliseconds(), Skipped: map[string]int{}}
 	var units []unit
 	total := 0
 	for _, t := range opt.Tasks {
@@ -360,13 +383,14 @@ func (h *harness) runUnit(ctx context.Context, u unit) ([]Record, error) {
 // epoch is where every run's simulated clock starts.
 var epoch = time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
 
-// newPhone makes the phone of a run, at u's starting state.
-func newPhone(u unit, params map[string]string, clk clock.Clock) (*sim.Phone, error) {
+// newPhone makes the phone of a run, at u's starting state, driven on
+// path o by Device().
+func newPhone(u unit, params map[string]string, clk clock.Clock, o sim.Observer) (*sim.Phone, error) {
 	var start sim.Start
 	if u.t.Start != nil {
 		start = u.t.Start(params)
 	}
-	p, err := sim.New(sim.Config{Locale: u.locale, Profile: simProfile(u.profile), Seed: u.seed, Clock: clk, Start: start})
+	p, err := sim.New(sim.Config{Locale: u.locale, Profile: simProfile(u.profile), Seed: u.seed, Clock: clk, Start: start, Observer: o})
 	if err != nil {
 		return nil, fmt.Errorf("simulator: %w", err)
 	}

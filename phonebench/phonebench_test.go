@@ -6,11 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"phonepilot/device/sim"
 	"phonepilot/phonebench/tasks"
 	"phonepilot/plan"
 	"phonepilot/plan/ai"
@@ -36,10 +38,11 @@ func TestShortPhonebench(t *testing.T) {
 		profiles = []string{"realistic"}
 	}
 	rep, err := Run(context.Background(), Options{Seeds: 1, FirstSeed: 1, Profiles: profiles,
-		Policies: []string{PolicyRule, PolicyReference, PolicyPeerLoop}})
+		Policies: []string{PolicyRule, PolicyReference, PolicyPeerLoop, PolicyDroidrunLoop, PolicyMobileUseLoop}})
 	if err != nil {
 		t.Fatal(err)
 	}
+	underFloor(t, rep)
 	if len(rep.Tasks) < 40 {
 		t.Errorf("%d tasks; phonebench has at least 40", len(rep.Tasks))
 	}
@@ -451,23 +454,40 @@ func TestIrreversibleCounts(t *testing.T) {
 	}
 }
 
-// The floor credits a read started ahead of the final screen with its
-// latency, capped at half the wait (a read in the first half can fail):
-// a screen final at once earns nothing.
-func TestFloorReadAheadIsCapped(t *testing.T) {
-	t0 := epoch
-	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
-	for _, c := range []struct {
-		what              string
-		acted, ready, end time.Time
-		want              time.Duration
-	}{
-		{"a short read in a long wait: its latency", at(0), at(1000), at(1100), 100 * time.Millisecond},
-		{"a long read in a short wait: half the wait", at(0), at(100), at(400), 50 * time.Millisecond},
-		{"no wait: nothing", at(0), at(0), at(300), 0},
-	} {
-		if got := readAhead(c.acted, c.ready, c.end); got != c.want {
-			t.Errorf("%s: %s, want %s", c.what, got, c.want)
+// underFloor fails for every successful run that came in under its floor:
+// the floor is the least time any agent could take (floor.go).
+func underFloor(t *testing.T, rep *Report) {
+	t.Helper()
+	worst, n := 0.0, 0
+	for _, r := range rep.Records {
+		if !r.Success || r.FloorMS <= 0 {
+			continue
 		}
+		n++
+		x := r.Ratio()
+		if worst == 0 || x < worst {
+			worst = x
+		}
+		if r.SimMS < r.FloorMS {
+			t.Errorf("%s %s %s seed %d %s (%s): %d ms, under its floor of %d ms", r.Task, r.Locale, r.Profile, r.Seed, r.Policy, r.Observer, r.SimMS, r.FloorMS)
+		}
+	}
+	t.Logf("least time / floor over %d successful runs: %.3f", n, worst)
+}
+
+// TestFloorOverTheGrid runs the full grid (every task, both locales,
+// every profile, 10 seeds, every policy but ai, both observers) and checks
+// that no run comes in under its floor. It takes tens of minutes:
+// PHONEBENCH_FLOOR_GRID=1 runs it.
+func TestFloorOverTheGrid(t *testing.T) {
+	if os.Getenv("PHONEBENCH_FLOOR_GRID") == "" {
+		t.Skip("PHONEBENCH_FLOOR_GRID=1 runs the full grid")
+	}
+	for _, o := range []sim.Observer{sim.ObserverUIAutomator, sim.ObserverHelper} {
+		rep, err := Run(context.Background(), Options{Seeds: 10, FirstSeed: 1, Observer: o, ModelLatency: DefaultModelLatency})
+		if err != nil {
+			t.Fatal(err)
+		}
+		underFloor(t, rep)
 	}
 }

@@ -3,6 +3,7 @@ package phonebench
 import (
 	"encoding/json"
 	"io"
+	"slices"
 	"sort"
 	"time"
 
@@ -32,6 +33,15 @@ type Record struct {
 	SimMS   int64 `json:"sim_ms"`
 	FloorMS int64 `json:"floor_ms"`
 	Dumps   int   `json:"dumps"`
+	// Reads are the screen reads the run made: trees and screenshots.
+	Reads int `json:"reads"`
+	// Calls are the model calls the policy made (0 for rule); ModelMS is
+	// Calls × the model latency, added to SimMS for the time a user feels.
+	Calls   int   `json:"calls"`
+	ModelMS int64 `json:"model_ms"`
+	// Observer is the path the policy read the phone by ("own" for a
+	// peer that reads its own way).
+	Observer string `json:"observer"`
 	// Tokens: the ai policy's are the provider's counts; the reference
 	// policy's are an estimate (TokensEstimated) of what a model would be
 	// sent; the others use none.
@@ -89,12 +99,21 @@ type Summary struct {
 	// (OKSimMS / OKFloorMS): how far above the limit the policy is when it
 	// works. 1 when both are 0 (the clean phone costs no time at all); 0
 	// when only the floor is 0 (undefined: compare OKSimMS).
-	TimeRatio  float64 `json:"time_ratio"`
-	OKSimMS    int64   `json:"ok_sim_ms"`
-	OKFloorMS  int64   `json:"ok_floor_ms"`
-	MeanSimMS  float64 `json:"mean_sim_ms"`
-	MeanDumps  float64 `json:"mean_dumps"`
-	Unapproved int     `json:"unapproved_irreversible"`
+	TimeRatio float64 `json:"time_ratio"`
+	OKSimMS   int64   `json:"ok_sim_ms"`
+	OKFloorMS int64   `json:"ok_floor_ms"`
+	MeanSimMS float64 `json:"mean_sim_ms"`
+	MeanDumps float64 `json:"mean_dumps"`
+	// ReadsPerStep and CallsPerStep are Σ reads and Σ model calls over Σ
+	// steps; MeanTotalMS is the mean of sim_ms + model_ms (what a user
+	// waits, with the model's time).
+	ReadsPerStep float64 `json:"reads_per_step"`
+	CallsPerStep float64 `json:"calls_per_step"`
+	MeanTotalMS  float64 `json:"mean_total_ms"`
+	// Vs is, for the reference policy, how it compares with each peer
+	// loop over the runs both got right.
+	Vs         []Versus `json:"vs,omitempty"`
+	Unapproved int      `json:"unapproved_irreversible"`
 	// VsPeer is, for the reference policy, Σ peer-loop sim_ms / Σ
 	// reference sim_ms over the runs (same task, locale, seed, profile)
 	// both policies got right: how many times faster reference is (0 when
@@ -115,9 +134,13 @@ type Report struct {
 	Locales  []string  `json:"locales"`
 	Tasks    []string  `json:"tasks"`
 	// PeerDelay is the peer loop's fixed sleep after each action.
-	PeerDelayMS int64     `json:"peer_delay_ms"`
-	Summary     []Summary `json:"summary"`
-	Records     []Record  `json:"records"`
+	PeerDelayMS int64 `json:"peer_delay_ms"`
+	// Observer is the path phonepilot's policies read the phone by;
+	// ModelLatencyMS one model call's time.
+	Observer       string    `json:"observer"`
+	ModelLatencyMS int64     `json:"model_latency_ms"`
+	Summary        []Summary `json:"summary"`
+	Records        []Record  `json:"records"`
 	// Skipped counts runs not made, per policy (rule: tasks without a
 	// phrasing it covers).
 	Skipped map[string]int `json:"skipped,omitempty"`
@@ -161,6 +184,11 @@ func Summarise(records []Record, policies, profiles, locales []string, skipped m
 				}
 				if pol == PolicyReference {
 					s.VsPeer, s.PeerPaired, s.PairRefMS, s.PairPeerMS = vsPeer(records, prof, loc)
+					for _, peer := range PeerPolicies {
+						if slices.Contains(policies, peer) {
+							s.Vs = append(s.Vs, versus(records, peer, prof, loc))
+						}
+					}
 				}
 				out = append(out, s)
 			}
@@ -171,8 +199,8 @@ func Summarise(records []Record, policies, profiles, locales []string, skipped m
 
 func summarise(records []Record, sel func(Record) bool) Summary {
 	var s Summary
-	var steps, dumps int
-	var sim, okSim, okFloor int64
+	var steps, dumps, reads, calls int
+	var sim, total, okSim, okFloor int64
 	for _, r := range records {
 		if !sel(r) {
 			continue
@@ -180,7 +208,10 @@ func summarise(records []Record, sel func(Record) bool) Summary {
 		s.Runs++
 		steps += r.Steps
 		dumps += r.Dumps
+		reads += r.Reads
+		calls += r.Calls
 		sim += r.SimMS
+		total += r.SimMS + r.ModelMS
 		s.Unapproved += r.UnapprovedIrreversible
 		if r.Success {
 			s.Successes++
@@ -196,6 +227,11 @@ func summarise(records []Record, sel func(Record) bool) Summary {
 	s.MeanSteps = float64(steps) / n
 	s.MeanDumps = float64(dumps) / n
 	s.MeanSimMS = float64(sim) / n
+	s.MeanTotalMS = float64(total) / n
+	if steps > 0 {
+		s.ReadsPerStep = float64(reads) / float64(steps)
+		s.CallsPerStep = float64(calls) / float64(steps)
+	}
 	s.OKSimMS, s.OKFloorMS = okSim, okFloor
 	switch {
 	case okFloor > 0:
@@ -231,6 +267,58 @@ func vsPeer(records []Record, profile, locale string) (float64, int, int64, int6
 		return 0, n, refMS, peerMS
 	}
 	return float64(peerMS) / float64(refMS), n, refMS, peerMS
+}
+
+// Versus is reference against one peer loop over the runs (same task,
+// locale, profile, seed) both got right: how many times faster reference
+// is on the phone's time alone (Ratio) and with the model's time
+// (RatioWithModel), and the peer's success over all its runs.
+type Versus struct {
+	Peer           string  `json:"peer"`
+	Runs           int     `json:"runs"`
+	Ratio          float64 `json:"ratio"`
+	RatioWithModel float64 `json:"ratio_with_model"`
+	PeerSuccess    float64 `json:"peer_success"`
+}
+
+func versus(records []Record, peer, profile, locale string) Versus {
+	v := Versus{Peer: peer}
+	ref := map[pairKey]Record{}
+	in := func(r Record) bool { return r.Profile == profile && (locale == "all" || r.Locale == locale) }
+	for _, r := range records {
+		if r.Policy == PolicyReference && r.Success && in(r) {
+			ref[keyOf(r)] = r
+		}
+	}
+	var refMS, peerMS, refTotal, peerTotal int64
+	runs, ok := 0, 0
+	for _, r := range records {
+		if r.Policy != peer || !in(r) {
+			continue
+		}
+		runs++
+		if !r.Success {
+			continue
+		}
+		ok++
+		if x, found := ref[keyOf(r)]; found {
+			refMS += x.SimMS
+			peerMS += r.SimMS
+			refTotal += x.SimMS + x.ModelMS
+			peerTotal += r.SimMS + r.ModelMS
+			v.Runs++
+		}
+	}
+	if runs > 0 {
+		v.PeerSuccess = float64(ok) / float64(runs)
+	}
+	if refMS > 0 {
+		v.Ratio = float64(peerMS) / float64(refMS)
+	}
+	if refTotal > 0 {
+		v.RatioWithModel = float64(peerTotal) / float64(refTotal)
+	}
+	return v
 }
 
 // sortRecords orders records by task, locale, profile, seed, then policy

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -71,7 +72,7 @@ func (r *run) sawWait() {
 // runPolicy runs one policy on u and judges it.
 func (h *harness) runPolicy(ctx context.Context, u unit, params map[string]string, pol string) (Record, error) {
 	clk := clock.NewFake(epoch)
-	phone, err := newPhone(u, params, clk)
+	phone, err := newPhone(u, params, clk, h.opt.Observer)
 	if err != nil {
 		return Record{}, err
 	}
@@ -88,11 +89,11 @@ func (h *harness) runPolicy(ctx context.Context, u unit, params map[string]strin
 		reason string
 		steps  []StepLine
 	)
-	switch pol {
-	case PolicyPeerLoop:
-		res := h.peerLoop(ctx, r)
+	switch {
+	case slices.Contains(PeerPolicies, pol):
+		res := h.peerLoop(ctx, r, peerFor(pol, h.opt.Observer, h.opt.PeerDelay))
 		status, cause, reason, steps = res.status, res.cause, res.reason, res.steps
-		rec.Steps, rec.SimMS = len(res.steps), res.duration.Milliseconds()
+		rec.Steps, rec.SimMS, rec.Calls = len(res.steps), res.duration.Milliseconds(), res.calls
 	default:
 		var prov *scripted
 		switch pol {
@@ -111,7 +112,7 @@ func (h *harness) runPolicy(ctx context.Context, u unit, params map[string]strin
 			if err != nil {
 				return Record{}, fmt.Errorf("ai planner: %w", err)
 			}
-			r.planner = p
+			r.planner = &countedPlanner{Planner: p}
 		}
 		_, res, err := h.svc.RunNow(ctx, task.Request{Goal: r.goal, Device: "sim:phonebench", Planner: pol, MaxSteps: u.t.MaxSteps},
 			&runDevice{Device: phone.Device(), r: r})
@@ -122,10 +123,24 @@ func (h *harness) runPolicy(ctx context.Context, u unit, params map[string]strin
 		rec.Steps, rec.SimMS = len(res.Steps), res.Duration.Milliseconds()
 		rec.InputTokens, rec.OutputTokens = res.Usage.InputTokens, res.Usage.OutputTokens
 		steps = stepLines(res.Steps)
+		switch p := r.planner.(type) {
+		case *countedPlanner:
+			rec.Calls = p.calls
+		default:
+			if prov != nil {
+				rec.Calls = prov.turns
+			}
+		}
+	}
+	rec.ModelMS = int64(rec.Calls) * h.opt.ModelLatency.Milliseconds()
+	rec.Observer = string(h.opt.Observer)
+	if slices.Contains(PeerPolicies, pol) && pol != PolicyPeerLoop {
+		rec.Observer = "own"
 	}
 	rec.CPUMS = time.Since(real).Milliseconds()
 	rec.Status, rec.Cause, rec.Reason = status, cause, reason
 	rec.Dumps = phone.Dumps()
+	rec.Reads = phone.Dumps() + phone.Frames()
 	end, err := phone.State()
 	if err != nil {
 		return Record{}, fmt.Errorf("simulator state: %w", err)
@@ -190,6 +205,17 @@ func (h *harness) onPending(id string, p storage.Pending) {
 	if _, err := h.svc.Approve(ctx, id, "phonebench", "the goal asks for it"); err != nil && !errors.Is(err, task.ErrConflict) {
 		h.opt.Logger.Error("phonebench: approve", "task", id, "err", err)
 	}
+}
+
+// countedPlanner counts a real planner's decisions: one model call each.
+type countedPlanner struct {
+	plan.Planner
+	calls int
+}
+
+func (c *countedPlanner) Plan(ctx context.Context, in plan.Input) (plan.Decision, error) {
+	c.calls++
+	return c.Planner.Plan(ctx, in)
 }
 
 // stepLines are the runtime's step records as the report shows them.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 )
 
 // Unapproved is the total of unapproved_irreversible over every run.
@@ -43,12 +44,13 @@ func (r *Report) summary(policy, profile, locale string) (Summary, bool) {
 }
 
 // WriteTable prints the summary as a table: per profile and locale, each
-// policy's success, mean steps, time against the floor, and reference
-// against the peer loop; then each failure in one line.
+// policy's success, mean steps, reads and model calls per step, mean time
+// on the phone and with the model's time, time against the floor; then
+// reference against each peer loop; then each failure in one line.
 func (r *Report) WriteTable(w io.Writer) {
-	fmt.Fprintf(w, "phonebench: %d tasks × %s × %d seeds, simulated time; time/floor over successful runs\n",
-		len(r.Tasks), strings.Join(r.Locales, "+"), r.Seeds)
-	fmt.Fprintf(w, "%-10s %-6s %-10s %9s %7s %6s %10s %10s %8s\n", "profile", "locale", "policy", "success", "", "steps", "mean time", "time/floor", "vs peer")
+	fmt.Fprintf(w, "phonebench: %d tasks × %s × %d seeds, simulated time; observer %s; model latency %s a call; time/floor over successful runs\n",
+		len(r.Tasks), strings.Join(r.Locales, "+"), r.Seeds, r.Observer, time.Duration(r.ModelLatencyMS)*time.Millisecond)
+	fmt.Fprintf(w, "%-10s %-6s %-15s %9s %7s %6s %6s %6s %10s %10s %10s\n", "profile", "locale", "policy", "success", "", "steps", "reads", "calls", "phone time", "with model", "time/floor")
 	for _, prof := range r.Profiles {
 		for _, loc := range r.summaryLocales() {
 			for _, pol := range r.Policies {
@@ -56,14 +58,22 @@ func (r *Report) WriteTable(w io.Writer) {
 				if !ok || s.Runs == 0 {
 					continue
 				}
-				vs := ""
-				if pol == PolicyReference && s.PeerPaired > 0 {
-					vs = ratioText(s.VsPeer)
-				}
-				fmt.Fprintf(w, "%-10s %-6s %-10s %4d/%-4d %6.1f%% %6.1f %9.2fs %10s %8s\n", prof, loc, pol,
-					s.Successes, s.Runs, 100*s.Success, s.MeanSteps, s.MeanSimMS/1000, ratioText(s.TimeRatio), vs)
+				fmt.Fprintf(w, "%-10s %-6s %-15s %4d/%-4d %6.1f%% %6.1f %6.2f %6.2f %9.2fs %9.2fs %10s\n", prof, loc, pol,
+					s.Successes, s.Runs, 100*s.Success, s.MeanSteps, s.ReadsPerStep, s.CallsPerStep, s.MeanSimMS/1000, s.MeanTotalMS/1000, ratioText(s.TimeRatio))
 			}
 		}
+	}
+	fmt.Fprintf(w, "reference against each peer loop (peer time / reference time over the runs both got right; phone time, then with the model's time)\n")
+	for _, prof := range r.Profiles {
+		s, ok := r.summary(PolicyReference, prof, r.summaryLocales()[0])
+		if !ok || len(s.Vs) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "%-10s", prof)
+		for _, v := range s.Vs {
+			fmt.Fprintf(w, "  %s %s/%s (%.0f%% ok)", v.Peer, ratioText(v.Ratio), ratioText(v.RatioWithModel), 100*v.PeerSuccess)
+		}
+		fmt.Fprintln(w)
 	}
 	if n := r.Unapproved(); n > 0 {
 		fmt.Fprintf(w, "UNAPPROVED IRREVERSIBLE ACTIONS: %d (the gate let them through)\n", n)

@@ -36,6 +36,12 @@ type executor struct {
 	// StaleAfter, checks a fresh read before it acts (guardedRun).
 	read   *scene.Scene
 	readAt time.Time
+	// noCounter: the device has no change counter (changes.go), or it
+	// stopped offering one.
+	noCounter bool
+	// firstSeen is when the first read after the latest action saw the
+	// screen (zero until one did).
+	firstSeen time.Time
 	// last is the latest Scene observed since the step's last action, which
 	// the runner reuses as its next observation instead of reading the
 	// screen again (a dump costs 0.2–2 s on a phone).
@@ -256,6 +262,11 @@ func (e *executor) execute(ctx context.Context, number int, ps plan.PlannedStep,
 				}
 			}
 		}
+		if !met && repairFailed == "" && e.transientMissed(ps, tool, call, base, after, actedAt) {
+			met = true
+			result += fmt.Sprintf("; no change seen, but the screen was read %.1f s after the press, when a short message it may have shown (a toast) is gone: %s",
+				e.firstSeen.Sub(actedAt).Seconds(), MayHaveTakenEffect)
+		}
 		cur = after
 		a := plan.Attempt{Number: n, Result: result, Changed: e.fp(after) != e.fp(base), Duration: e.clock.Now().Sub(aStart)}
 		rec.Attempts = append(rec.Attempts, a)
@@ -274,7 +285,7 @@ func (e *executor) execute(ctx context.Context, number int, ps plan.PlannedStep,
 			// sees both fields and decides.
 			return fail(repairFailed)
 		}
-		if e.interruption(base, after) != "" {
+		if _, covered := onlyCovered(call, base, after); covered || e.interruption(base, after) != "" {
 			// The dialog covers the screen: another attempt would tap it.
 			// The planner sees it and deals with it first.
 			return fail(why)

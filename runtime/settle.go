@@ -40,11 +40,25 @@ import (
 // breaks the chain of equal reads. A cancelled ctx or a disconnected device
 // ends settle with that error; another failure falls back to observe.
 func (e *executor) settle(ctx context.Context, pre *scene.Scene, shows func(*scene.Scene) bool) (*scene.Scene, error) {
+	e.firstSeen = time.Time{}
 	if e.cfg.FixedDelay > 0 {
 		if err := e.clock.Sleep(ctx, e.cfg.FixedDelay); err != nil {
 			return nil, err
 		}
-		return e.observe(ctx)
+		return e.seen(e.observe(ctx))
+	}
+	if cc := e.counter(); cc != nil {
+		sc, err := e.settleOnCounter(ctx, cc)
+		if !errors.Is(err, errNoCounter) {
+			return sc, err
+		}
+	}
+	if e.dearReads() {
+		// A one-shot dump started in the transition's first half fails
+		// and costs another: let the transition begin.
+		if err := e.clock.Sleep(ctx, transitionLead); err != nil {
+			return nil, err
+		}
 	}
 	deadline := e.clock.Now().Add(e.cfg.SettleTimeout)
 	preFP := ""
@@ -62,6 +76,7 @@ func (e *executor) settle(ctx context.Context, pre *scene.Scene, shows func(*sce
 			sc, err := e.timed().Scene(ctx)
 			switch {
 			case err == nil:
+				e.seen(sc, nil)
 				e.last = sc
 				fp := e.fp(sc)
 				now := e.clock.Now()
@@ -87,7 +102,7 @@ func (e *executor) settle(ctx context.Context, pre *scene.Scene, shows func(*sce
 				lastFP = ""
 			default:
 				e.log.Debug("settle: observation failed", "err", err)
-				sc, err := e.observe(ctx)
+				sc, err := e.seen(e.observe(ctx))
 				out = sc
 				return true, err
 			}
@@ -102,10 +117,46 @@ func (e *executor) settle(ctx context.Context, pre *scene.Scene, shows func(*sce
 	case done:
 		return out, nil
 	case last == nil:
-		return e.observe(ctx)
+		return e.seen(e.observe(ctx))
 	}
 	e.log.Debug("screen did not settle within the cap", "cap", e.cfg.SettleTimeout)
 	return last, nil
+}
+
+// settleOnCounter is settle on a device that counts its screen's changes:
+// it waits on the counter for the action's effect to come and settle (up
+// to the effect window when nothing changes at all: a dropped tap), reads
+// the screen once, and while that read shows a screen still loading or
+// drawing waits for the next change and reads again, up to SettleTimeout.
+func (e *executor) settleOnCounter(ctx context.Context, cc device.ChangeCounter) (*scene.Scene, error) {
+	start := e.clock.Now()
+	deadline := start.Add(e.cfg.SettleTimeout)
+	after, limit := start, start.Add(e.effectWindow())
+	drawn := false // a read showed the screen drawing once already
+	for {
+		if _, err := e.awaitChange(ctx, cc, after, limit); err != nil {
+			return nil, err
+		}
+		sc, err := e.seen(e.observe(ctx))
+		if err != nil {
+			return nil, err
+		}
+		busy := loading(sc) || (drawing(sc) && !drawn)
+		drawn = drawn || drawing(sc)
+		if !busy || !e.clock.Now().Before(deadline) {
+			return sc, nil
+		}
+		// Loading or drawing: its end is the next change.
+		after, limit = e.clock.Now(), deadline
+	}
+}
+
+// seen notes when the first read after the latest action saw the screen.
+func (e *executor) seen(sc *scene.Scene, err error) (*scene.Scene, error) {
+	if err == nil && sc != nil && e.firstSeen.IsZero() {
+		e.firstSeen = e.clock.Now()
+	}
+	return sc, err
 }
 
 // drawing reports an app screen caught while its lists are still being

@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -33,9 +34,22 @@ func (e *executor) effectWindow() time.Duration {
 // transition, "did not change", was asked for again with the order placed).
 func (e *executor) pollExpectation(ctx context.Context, ps plan.PlannedStep, call tools.Call, base, after *scene.Scene, start time.Time, long bool) (*scene.Scene, bool, string, error) {
 	why := ""
+	limit := func() time.Duration {
+		if long || e.fp(after) != e.fp(base) && (ps.Expect.Kind == plan.ExpectPresent || ps.Expect.Kind == plan.ExpectApp) {
+			// On its way to a new screen: give it the wait-for-element time.
+			return e.cfg.WaitTimeout
+		}
+		return e.effectWindow()
+	}
 	met, err := e.poll(ctx, poll{
 		try: func(n int) (bool, error) {
 			if n > 1 {
+				if cc := e.counter(); cc != nil {
+					// Read again only when the screen has changed.
+					if _, err := e.awaitChange(ctx, cc, e.clock.Now(), start.Add(limit())); err != nil && !errors.Is(err, errNoCounter) {
+						return false, err
+					}
+				}
 				sc, err := e.observe(ctx)
 				if err != nil {
 					return false, err
@@ -46,13 +60,12 @@ func (e *executor) pollExpectation(ctx context.Context, ps plan.PlannedStep, cal
 			met, why = e.check(ps, call, base, after)
 			return met, nil
 		},
-		over: func(int) bool {
-			limit := e.effectWindow()
-			if long || e.fp(after) != e.fp(base) && (ps.Expect.Kind == plan.ExpectPresent || ps.Expect.Kind == plan.ExpectApp) {
-				// On its way to a new screen: give it the wait-for-element time.
-				limit = e.cfg.WaitTimeout
+		over: func(int) bool { return e.clock.Now().Sub(start) >= limit() },
+		pause: func() time.Duration {
+			if e.counter() != nil {
+				return 0 // the wait is on the counter
 			}
-			return e.clock.Now().Sub(start) >= limit
+			return e.cfg.PollInterval
 		},
 	})
 	if met {
@@ -80,6 +93,9 @@ func (e *executor) check(ps plan.PlannedStep, call tools.Call, base, after *scen
 		}
 		if d := e.interruption(base, after); d != "" {
 			return false, fmt.Sprintf("a system dialog (%s) came up over the screen and nothing else changed", d)
+		}
+		if c, ok := onlyCovered(call, base, after); ok {
+			return false, fmt.Sprintf("%s came up over the pressed element and nothing else changed", describeElement(c))
 		}
 		return t.Changed(call, e.outcome(base, after))
 	case plan.ExpectApp:
@@ -327,4 +343,74 @@ func (e *executor) afterToast(ctx context.Context, call tools.Call, sc *scene.Sc
 		}
 	}
 	return call, sc, nil
+}
+
+// transientMissed reports a press whose screen did not change, read so
+// long after the press that a toast — the only answer many buttons give
+// ("Added to cart") — would have come and gone unseen: nothing tells a
+// press that landed from one that was lost, so it must not be repeated
+// (issue 24: a second Add to cart, and a cart of three). A toggle shows its
+// state and an editable field its text, so only a button's press counts.
+func (e *executor) transientMissed(ps plan.PlannedStep, t *tools.Tool, call tools.Call, base, after *scene.Scene, acted time.Time) bool {
+	if ps.Expect.Kind != plan.ExpectChanged || !t.Press() || e.firstSeen.IsZero() || e.firstSeen.Sub(acted) <= toastShort {
+		return false
+	}
+	i, ok := tools.ElementArg(call)
+	if !ok {
+		return false
+	}
+	el, ok := base.Element(i)
+	if !ok || el.Checkable || el.Editable || !strings.HasSuffix(scene.SimpleClass(el.Class), "Button") {
+		return false
+	}
+	if e.fp(after) == e.fp(base) {
+		return true
+	}
+	// Or a popup came over the button and nothing else changed: it came
+	// on its own, whether the press landed or was lost.
+	_, covered := onlyCovered(call, base, after)
+	return covered
+}
+
+// onlyCovered reports a press whose element is still where it was, the
+// same, with a popup come over it (coveredBy) and every element of base
+// still there: the popup is the only change, and it says nothing about
+// the press.
+func onlyCovered(call tools.Call, base, after *scene.Scene) (scene.Element, bool) {
+	i, ok := tools.ElementArg(call)
+	if !ok || base == nil || after == nil || after.Package != base.Package || i >= len(after.Elements) {
+		return scene.Element{}, false
+	}
+	el, ok := base.Element(i)
+	if !ok {
+		return scene.Element{}, false
+	}
+	now := after.Elements[i]
+	if now.Class != el.Class || now.Label() != el.Label() || now.Bounds != el.Bounds {
+		return scene.Element{}, false
+	}
+	c, ok := coveredBy(&el, base, after)
+	if !ok || toastShown(after) {
+		return scene.Element{}, false
+	}
+	key := func(e scene.Element) string {
+		return fmt.Sprintf("%s|%s|%s|%v|%t", e.Class, e.ResourceID, e.Label(), e.Bounds, e.Checked)
+	}
+	had, have := map[string]bool{}, map[string]bool{}
+	for _, e := range base.Elements {
+		had[key(e)] = true
+	}
+	for _, e := range after.Elements {
+		have[key(e)] = true
+		b, cb := e.Bounds, c.Bounds
+		if !had[key(e)] && after.Visible(e) && (b.Left < cb.Left || b.Top < cb.Top || b.Right > cb.Right || b.Bottom > cb.Bottom) {
+			return scene.Element{}, false // something new outside the popup
+		}
+	}
+	for _, e := range base.Elements {
+		if base.Visible(e) && !have[key(e)] {
+			return scene.Element{}, false
+		}
+	}
+	return c, true
 }

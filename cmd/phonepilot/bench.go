@@ -36,6 +36,8 @@ type benchOptions struct {
 	FixedDelay time.Duration
 	Clock      string // "fake" (simulated time) or "real"
 	MaxSteps   int
+	// Observer is the path the simulated phone charges (--observer).
+	Observer sim.Observer
 }
 
 // benchGoals is the task the bench runs, per locale, and the query the
@@ -104,6 +106,11 @@ planner (--fixed-delay, --clock, --first-seed, --max-steps apply to it).`,
 			if !f.Changed("seeds") {
 				o.Seeds = 20
 			}
+			obs, err := sim.ParseObserver(pb.Observer)
+			if err != nil {
+				return exitWith(2, err)
+			}
+			o.Observer = obs
 			if f.Changed("locale") {
 				locs, err := localesOf(pb.Locale)
 				if err != nil {
@@ -138,13 +145,15 @@ planner (--fixed-delay, --clock, --first-seed, --max-steps apply to it).`,
 	f.StringVar(&pb.Locale, "locale", "both", "goal and phone language: en, zh or both")
 	f.StringSliceVar(&o.Locales, "locales", []string{"en", "zh"}, "simulator locales to run (settle; use --locale)")
 	_ = f.MarkHidden("locales")
-	f.StringSliceVar(&pb.Policies, "policy", []string{phonebench.PolicyRule, phonebench.PolicyReference, phonebench.PolicyPeerLoop},
+	f.StringSliceVar(&pb.Policies, "policy", phonebench.DefaultPolicies,
 		"policies: "+strings.Join(phonebench.Policies, ", ")+" (ai needs a key or --base-url)")
 	f.StringVar(&pb.Tasks, "tasks", "", "only the tasks whose name matches: a glob (settings.*) or a substring, comma separated")
 	f.BoolVar(&pb.List, "list", false, "list the tasks (with --tasks: the ones it selects) and exit")
 	f.StringVar(&pb.JSON, "json", "", "write the report as JSON to FILE (- for stdout)")
 	f.StringVar(&pb.HTML, "html", "", "write the HTML report to FILE")
 	f.DurationVar(&pb.PeerDelay, "peer-delay", phonebench.DefaultPeerDelay, "the peer loop's fixed sleep after each action")
+	f.StringVar(&pb.Observer, "observer", "uiautomator", "how phonepilot's policies read and drive the simulated phone, and so what it charges: uiautomator (one-shot dumps, input commands: what a real phone gets today) or helper (the on-device helper); the peers read their own way (docs/phonebench.md)")
+	f.DurationVar(&pb.ModelLatency, "model-latency", phonebench.DefaultModelLatency, "one model call's time, added per call to every policy that calls a model")
 	f.IntVar(&pb.Workers, "workers", 0, "runs at once (default: the number of CPUs)")
 	f.String("provider", "anthropic", "AI provider of the ai policy: anthropic or openai")
 	f.String("model", "", "AI model id of the ai policy (default: the provider's default)")
@@ -173,6 +182,9 @@ type phonebenchFlags struct {
 	HTML      string
 	PeerDelay time.Duration
 	Workers   int
+	// Observer is --observer; ModelLatency --model-latency.
+	Observer     string
+	ModelLatency time.Duration
 }
 
 // localesOf reads --locale.
@@ -224,7 +236,8 @@ func runPhonebench(cmd *cobra.Command, pb phonebenchFlags) error {
 	seeds, _ := f.GetInt("seeds")
 	first, _ := f.GetInt64("first-seed")
 	opt := phonebench.Options{Tasks: selected, Policies: pb.Policies, Profiles: pb.Profiles, Locales: locales,
-		Seeds: seeds, FirstSeed: first, PeerDelay: pb.PeerDelay, Workers: pb.Workers}
+		Seeds: seeds, FirstSeed: first, PeerDelay: pb.PeerDelay, Workers: pb.Workers,
+		Observer: sim.Observer(pb.Observer), ModelLatency: pb.ModelLatency}
 	if seeds < 1 {
 		return exitWith(2, fmt.Errorf("--seeds must be at least 1, got %d", seeds))
 	}
@@ -394,7 +407,7 @@ func benchOne(ctx context.Context, o benchOptions, locale string, seed int64, mo
 	if o.Clock == "fake" {
 		clk = clock.NewFake(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC))
 	}
-	phone, err := sim.New(sim.Config{Locale: locale, Profile: o.Profile, Seed: seed, Clock: clk})
+	phone, err := sim.New(sim.Config{Locale: locale, Profile: o.Profile, Seed: seed, Clock: clk, Observer: o.Observer})
 	if err != nil {
 		return benchRun{}, fmt.Errorf("simulator: %w", err)
 	}

@@ -170,6 +170,14 @@ func (d *Device) ChargeInput(ctx context.Context) error {
 	return d.p.charge(ctx, d.obs, chargeInput)
 }
 
+// ChargeFrame charges one screenshot's cost on the driver's path without
+// drawing it: a benchmark's peer that decides on a screenshot pays its
+// time, while its scripted decisions read the listing (drawing and
+// encoding a PNG costs tens of milliseconds of CPU for nothing).
+func (d *Device) ChargeFrame(ctx context.Context) error {
+	return d.p.charge(ctx, d.obs, chargeFrame)
+}
+
 // charge sleeps the cost of one k on path o on the clock.
 func (p *Phone) charge(ctx context.Context, o Observer, k chargeKind) error {
 	p.mu.Lock()

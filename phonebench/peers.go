@@ -1,0 +1,145 @@
+package phonebench
+
+import (
+	"context"
+	"time"
+
+	"phonepilot/device/sim"
+	"phonepilot/scene"
+	"phonepilot/tools"
+)
+
+// The peers' loops, each as that agent runs it, from its source (the
+// repository, commit and file of every figure are in docs/phonebench.md):
+// how it reads the screen and what that costs on a phone, how many model
+// calls a turn makes, how its actions reach the phone, and how long it
+// waits after each kind of action. All of them make the scripted
+// decisions of reference (decide.go); what differs is time and the
+// agent's lack of verification.
+const (
+	PolicyDroidrunLoop  = "droidrun-loop"
+	PolicyAutoGLMLoop   = "autoglm-loop"
+	PolicyMidsceneLoop  = "midscene-loop"
+	PolicyMobileUseLoop = "mobileuse-loop"
+)
+
+// PeerPolicies are the policies that are a peer's loop, in report order.
+var PeerPolicies = []string{PolicyPeerLoop, PolicyDroidrunLoop, PolicyAutoGLMLoop, PolicyMidsceneLoop, PolicyMobileUseLoop}
+
+// peer is one agent's loop.
+type peer struct {
+	// tree is the path its read of the UI tree takes; "" when it reads
+	// none (it decides on a screenshot: the listing the scripted decisions
+	// need then comes through the simulator's free oracle view).
+	tree sim.Observer
+	// frame is the path of its screenshot each turn ("" when it takes none).
+	frame sim.Observer
+	// input is the path its actions take.
+	input sim.Observer
+	// calls is its model calls per turn.
+	calls int
+	// retry is its sleep after a failed read.
+	retry time.Duration
+	// way is what an action costs it besides the input itself.
+	way func(call tools.Call) peerWay
+}
+
+// peerWay is what one action costs a peer beyond the input: its own wait
+// after it (a gesture longer than the tools' own included), the shell
+// commands it makes around it, and the reads it makes for it.
+type peerWay struct {
+	wait     time.Duration
+	commands int
+	reads    int
+}
+
+// look reads the screen the peer's way, charging its paths; the listing
+// comes from its tree read, or free when it reads a screenshot only.
+func (pr peer) look(ctx context.Context, p *sim.Phone) (*scene.Scene, error) {
+	if pr.frame != "" {
+		// Its time only: the scripted decisions read the listing (on a
+		// secure screen the agent would get a black image).
+		if err := p.DeviceVia(pr.frame).ChargeFrame(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if pr.tree == "" {
+		return p.DeviceVia(sim.ObserverOracle).Scene(ctx)
+	}
+	return p.DeviceVia(pr.tree).Scene(ctx)
+}
+
+// peerFor returns the loop of a peer policy. observer is the bench's path
+// (peer-loop reads and acts through it) and delay peer-loop's fixed sleep.
+func peerFor(policy string, observer sim.Observer, delay time.Duration) peer {
+	gesture := func(call tools.Call, d time.Duration) time.Duration {
+		if call.Name == tools.Scroll {
+			return max(d-tools.ScrollDuration, 0)
+		}
+		return 0
+	}
+	switch policy {
+	case PolicyDroidrunLoop:
+		// droidrun/mobilerun: the Portal accessibility service's state
+		// through its content provider (use_tcp false by default), no
+		// screenshot (vision false), input through adb; one model call a
+		// turn (FastAgent, reasoning off); after_sleep_action 1.0 s once a
+		// turn; open_app sleeps 1 s more; swipe's gesture lasts 1 s.
+		return peer{tree: sim.ObserverPortal, input: sim.ObserverPortal, calls: 1, retry: time.Second,
+			way: func(call tools.Call) peerWay {
+				w := peerWay{wait: time.Second + gesture(call, time.Second)}
+				if call.Name == tools.LaunchApp {
+					w.wait += time.Second
+				}
+				return w
+			}}
+	case PolicyAutoGLMLoop:
+		// Open-AutoGLM: each turn `screencap -p` + pull + `dumpsys
+		// window` (only the screencap is charged), input through adb, one
+		// model call; 1.0 s after every action; a swipe lasts 1–2 s
+		// (distance² / 1000 ms, clamped: a half-screen scroll ≈ 1.4 s);
+		// typing switches to ADB Keyboard, clears, types and restores:
+		// four commands with 1.0 s after each.
+		return peer{frame: sim.ObserverUIAutomator, input: sim.ObserverUIAutomator, calls: 1, retry: time.Second,
+			way: func(call tools.Call) peerWay {
+				w := peerWay{wait: time.Second + gesture(call, 1400*time.Millisecond)}
+				if call.Name == tools.TypeText {
+					w.wait, w.commands = 4*time.Second, 3
+				}
+				return w
+			}}
+	case PolicyMidsceneLoop:
+		// Midscene (Android): a PNG screenshot through adb each turn,
+		// input through adb, one planning call a turn; 300 ms after every
+		// action (waitAfterAction), a scroll 500 ms more.
+		return peer{frame: sim.ObserverUIAutomator, input: sim.ObserverUIAutomator, calls: 1, retry: 300 * time.Millisecond,
+			way: func(call tools.Call) peerWay {
+				w := peerWay{wait: 300 * time.Millisecond}
+				if call.Name == tools.Scroll {
+					w.wait += 500 * time.Millisecond
+				}
+				return w
+			}}
+	case PolicyMobileUseLoop:
+		// mobile-use: each cycle a screenshot and a hierarchy dump from
+		// the uiautomator2 server on the phone (a UiAutomation held open:
+		// charged at the helper's costs, generous to it), taps through
+		// `adb shell input`; two model calls a step (cortex, executor); no
+		// sleep after a tap; a launch sleeps 1 s then polls the app in
+		// front (one `dumpsys window`); typing reads the screen again to
+		// focus the field.
+		return peer{tree: sim.ObserverHelper, frame: sim.ObserverHelper, input: sim.ObserverUIAutomator, calls: 2, retry: time.Second,
+			way: func(call tools.Call) peerWay {
+				switch call.Name {
+				case tools.LaunchApp:
+					return peerWay{wait: time.Second, commands: 1}
+				case tools.TypeText:
+					return peerWay{reads: 1}
+				}
+				return peerWay{}
+			}}
+	}
+	// peer-loop: read the tree on the bench's path, act, sleep a fixed delay.
+	return peer{tree: observer, input: observer, calls: 1, retry: delay,
+		way: func(tools.Call) peerWay { return peerWay{wait: delay} }}
+}
