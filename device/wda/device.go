@@ -273,7 +273,8 @@ func (d *Device) focusedText() string {
 var ErrNoBackKey = fmt.Errorf("an iPhone has no back key: tap the screen's back button (top left, usually labelled Back or with the previous screen's title): %w", device.ErrUnsupported)
 
 // Key presses a key: home is the home button, enter and delete are typed
-// into the focused field; an iPhone has no back or app-switch key.
+// into the focused field (with no keyboard up they go nowhere, as on
+// Android); an iPhone has no back or app-switch key.
 func (d *Device) Key(ctx context.Context, k device.Key) error {
 	switch k {
 	case device.KeyHome:
@@ -282,7 +283,8 @@ func (d *Device) Key(ctx context.Context, k device.Key) error {
 		key := map[device.Key]string{device.KeyEnter: "\n", device.KeyDelete: "\b"}[k]
 		err := d.c.sessionCall(ctx, http.MethodPost, "/wda/keys", map[string]any{"value": []string{key}}, nil)
 		if IsName(err, "invalid element state") {
-			return fmt.Errorf("wda key %s: %w", k, device.ErrNoFocus)
+			// No keyboard: the key goes nowhere, as on Android.
+			return nil
 		}
 		return err
 	case device.KeyBack:
