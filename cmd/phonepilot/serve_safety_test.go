@@ -77,11 +77,18 @@ func (s *servedSafety) untilWaitingOrEnd(t *testing.T, id string) storage.Task {
 	}
 }
 
-// The two goals on serve's runner: each stops at waiting_approval
-// before the order or the message exists; approving every pending action
-// makes exactly one; denying the first leaves none and fails the task
-// approval_denied.
+// The two goals on serve's runner, on the simulated Android phone
+// and the simulated iPhone (sim:ios-…, driven through WebDriverAgent's
+// API): each stops at waiting_approval before the order or the message
+// exists; approving every pending action makes exactly one; denying the
+// first leaves none and fails the task approval_denied.
 func TestServedGoalsWaitForApproval(t *testing.T) {
+	for _, platform := range []string{"sim:", "sim:ios-"} {
+		t.Run(platform, func(t *testing.T) { servedGoalsWaitForApproval(t, platform) })
+	}
+}
+
+func servedGoalsWaitForApproval(t *testing.T, platform string) {
 	s := newServedSafety(t)
 	for i, tc := range []struct {
 		goal string
@@ -91,7 +98,7 @@ func TestServedGoalsWaitForApproval(t *testing.T) {
 		{"open Messages, tap Mom, type hi, tap Send", func(_, m int) int { return m }},
 	} {
 		for _, approve := range []bool{true, false} {
-			dev := "sim:" + string(rune('a'+i)) + map[bool]string{true: "yes", false: "no"}[approve]
+			dev := platform + string(rune('a'+i)) + map[bool]string{true: "yes", false: "no"}[approve]
 			tk, err := s.svc.Submit(t.Context(), task.Request{Goal: tc.goal, Device: dev, Planner: "rule"})
 			if err != nil {
 				t.Fatal(err)
