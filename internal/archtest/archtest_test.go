@@ -16,6 +16,9 @@ func TestImportRules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := trackSources(root); err != nil {
+		t.Fatal(err)
+	}
 	pkgs, err := goList(root)
 	if err != nil {
 		t.Fatal(err)

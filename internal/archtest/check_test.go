@@ -8,6 +8,8 @@ import (
 	"go/parser"
 	"go/token"
 	"io"
+	"io/fs"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -249,4 +251,29 @@ func matchAny(rel string, patterns []string) bool {
 		}
 	}
 	return false
+}
+
+// trackSources lists every directory of the module and stats every Go file
+// and go.mod in it, from the test's own process. go test records the files
+// and directories a test opens or stats and keys its cached result on them
+// (a directory by its listing, a file by its size and time), so a new
+// package, a new file or an edited import makes the next `go test` run the
+// check again instead of answering "ok (cached)". The go list the check
+// runs is a child process: go test cannot see what it reads.
+func trackSources(root string) error {
+	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if path != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "node_modules") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if strings.HasSuffix(d.Name(), ".go") || d.Name() == "go.mod" {
+			_, err = os.Stat(path)
+		}
+		return err
+	})
 }
