@@ -206,7 +206,7 @@ func (r *reaper) rescue(ctx context.Context) error {
 func (r *reaper) endOrRequeue(ctx context.Context, id, worker, dev string, retry bool, args []byte) {
 	now := time.Now()
 	reason := reapReason(worker, dev)
-	active := []lifecycle.Status{lifecycle.Running, lifecycle.WaitingApproval, lifecycle.WaitingUser}
+	active := lifecycle.ActiveStatuses()
 	var a jobArgs
 	if retry && json.Unmarshal(args, &a) == nil && a.TaskID == id {
 		reason += "; queued again (retry_interrupted)"

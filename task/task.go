@@ -742,7 +742,7 @@ func (s *Service) runOne(e *entry, open opener) (storage.Task, runtime.Result, e
 			s.log.Warn("task config: the device's info is not recorded", "task", e.id, "err", err)
 		}
 	}
-	rec.finish(storage.Change{From: []lifecycle.Status{lifecycle.Running, lifecycle.WaitingApproval, lifecycle.WaitingUser}, To: status, Cause: cause, Reason: reason,
+	rec.finish(storage.Change{From: lifecycle.ActiveStatuses(), To: status, Cause: cause, Reason: reason,
 		At: end, Usage: res.Usage, FinalScene: final.FinalScene, Config: newConfig})
 	rec.event(statusEvent(e.id, status, cause, reason, end))
 	// Normally the end is written in milliseconds and the device goes to

@@ -62,6 +62,20 @@ func (s Status) Active() bool {
 
 func (s Status) String() string { return string(s) }
 
+// ActiveStatuses are the Statuses that are Active, in Statuses' order:
+// what the task service's end, the stores' recovery of a dead owner's
+// tasks and the farm's reaper take a task from. Derived, so a new active
+// status is in all of them.
+func ActiveStatuses() []Status {
+	var out []Status
+	for _, s := range Statuses {
+		if s.Active() {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // Cause is the typed reason a task ended; the human-readable reason stays
 // beside it. A completed task has no cause (the empty Cause).
 type Cause string

@@ -1,6 +1,9 @@
 package lifecycle
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 // The final statuses are exactly the four of TASKS.md; waiting_* hold the
 // device but are not final.
@@ -42,5 +45,18 @@ func TestValid(t *testing.T) {
 	}
 	if StepStatus("ok").Valid() || !StepCancelled.Valid() {
 		t.Error("step status validity")
+	}
+}
+
+// ActiveStatuses is every status that holds its device, and nothing else.
+func TestActiveStatusesFollowActive(t *testing.T) {
+	got := ActiveStatuses()
+	for _, s := range Statuses {
+		if slices.Contains(got, s) != s.Active() {
+			t.Errorf("%s: in ActiveStatuses %v, Active() %v", s, slices.Contains(got, s), s.Active())
+		}
+	}
+	if !slices.Equal(got, []Status{Running, WaitingApproval, WaitingUser}) {
+		t.Errorf("ActiveStatuses = %v", got)
 	}
 }

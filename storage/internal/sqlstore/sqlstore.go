@@ -362,14 +362,17 @@ func (s *Store) MarkInterrupted(ctx context.Context, owners []string, reason str
 	if len(owners) == 0 {
 		return ids, nil
 	}
-	in := strings.TrimSuffix(strings.Repeat("?, ", len(owners)), ", ")
-	args := []any{lifecycle.Interrupted, lifecycle.CauseInterrupted, reason, us(at),
-		lifecycle.Running, lifecycle.WaitingApproval, lifecycle.WaitingUser}
+	marks := func(n int) string { return strings.TrimSuffix(strings.Repeat("?, ", n), ", ") }
+	active := lifecycle.ActiveStatuses()
+	args := []any{lifecycle.Interrupted, lifecycle.CauseInterrupted, reason, us(at)}
+	for _, st := range active {
+		args = append(args, st)
+	}
 	for _, o := range owners {
 		args = append(args, o)
 	}
 	rows, err := s.write.QueryContext(ctx, s.q(`UPDATE tasks SET status = ?, cause = ?, reason = ?, finished_us = ?, pending = 'null'
-		WHERE status IN (?, ?, ?) AND owner IN (`+in+`) RETURNING id`), args...)
+		WHERE status IN (`+marks(len(active))+`) AND owner IN (`+marks(len(owners))+`) RETURNING id`), args...)
 	if err != nil {
 		return nil, fmt.Errorf("mark interrupted: %w", err)
 	}
