@@ -4,6 +4,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"phonepilot/internal/editdist"
 )
 
 // Installed is an app on one phone: its package and the names it goes by
@@ -86,27 +88,7 @@ func distance(a, b string) float64 {
 			return 0.25 * float64(long-short) / float64(long)
 		}
 	}
-	return float64(levenshtein(ra, rb)) / float64(long)
-}
-
-func levenshtein(a, b []rune) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return float64(editdist.Runes(ra, rb)) / float64(long)
 }
 
 // ClosestText is the clause an "app not found" error ends with: the closest
