@@ -219,6 +219,21 @@ func New(cfg Config, dev device.Device, planner plan.Planner, opt Options) (*Run
 // Planner returns the Planner the Runner uses.
 func (r *Runner) Planner() plan.Planner { return r.planner }
 
+// reportObserver emits EventObserverSwitched when the device (a
+// device.ObserverReporter) switched how it is observed since the seen
+// switches, and returns the count now.
+func (r *Runner) reportObserver(step, seen int) int {
+	o, ok := r.dev.(device.ObserverReporter)
+	if !ok {
+		return seen
+	}
+	st := o.Observer()
+	if st.Switches > seen {
+		r.emit(Event{Type: lifecycle.EventObserverSwitched, Step: step, Reason: "observing through " + st.Name + ": " + st.Reason})
+	}
+	return st.Switches
+}
+
 func (r *Runner) emit(e Event) {
 	if e.Time.IsZero() {
 		e.Time = r.clock.Now()
@@ -255,6 +270,7 @@ func (r *Runner) Run(ctx context.Context, goal string) Result {
 	var answer *plan.Answer
 	var refused *refusal // the last step was refused: why, and the cause of giving up after it
 	stuckReported := false
+	observerSwitches := 0 // the device's observer switches reported so far
 
 	for {
 		if ctx.Err() != nil {
@@ -274,6 +290,7 @@ func (r *Runner) Run(ctx context.Context, goal string) Result {
 		res.FinalScene = sc
 		mem.AddScene(sc)
 		r.emit(Event{Type: lifecycle.EventSceneObserved, Step: len(res.Steps), Scene: sc})
+		observerSwitches = r.reportObserver(len(res.Steps), observerSwitches)
 
 		stuck := mem.Stuck()
 		if stuck != "" && stuckReported {

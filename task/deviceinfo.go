@@ -18,6 +18,9 @@ import (
 type DeviceInfo struct {
 	Locale string    `json:"locale,omitempty"`
 	Apps   []AppInfo `json:"apps,omitempty"`
+	// Observer is how the phone was read and driven at the task's end
+	// (device.ObserverReporter: "helper", or "uiautomator" and why).
+	Observer *device.ObserverState `json:"observer,omitempty"`
 }
 
 // AppInfo is one app's installed version.
@@ -69,13 +72,16 @@ func (a *appsSeen) list() []string {
 // locale and the versions of pkgs. What it cannot answer is left out; nil
 // when nothing was learned.
 func deviceInfo(ctx context.Context, dev device.Device, pkgs []string) *DeviceInfo {
+	info := observerInfo(dev)
 	f, ok := dev.(device.Facts)
 	if !ok {
-		return nil
+		return info
+	}
+	if info == nil {
+		info = &DeviceInfo{}
 	}
 	ctx, cancel := context.WithTimeout(ctx, factsTimeout)
 	defer cancel()
-	var info DeviceInfo
 	if l, err := f.Locale(ctx); err == nil {
 		info.Locale = l
 	}
@@ -87,10 +93,22 @@ func deviceInfo(ctx context.Context, dev device.Device, pkgs []string) *DeviceIn
 			info.Apps = append(info.Apps, AppInfo{Package: pkg, Version: name, VersionCode: code})
 		}
 	}
-	if info.Locale == "" && len(info.Apps) == 0 {
+	if info.Locale == "" && len(info.Apps) == 0 && info.Observer == nil {
 		return nil
 	}
-	return &info
+	return info
+}
+
+// observerInfo is what the device says of how it was observed, asking the
+// phone nothing (so a phone that is gone still has it recorded); nil when
+// the device cannot say.
+func observerInfo(dev device.Device) *DeviceInfo {
+	o, ok := dev.(device.ObserverReporter)
+	if !ok {
+		return nil
+	}
+	st := o.Observer()
+	return &DeviceInfo{Observer: &st}
 }
 
 // withDeviceInfo is cfg with info under "device_info".

@@ -797,8 +797,8 @@ func (s *Service) run(ctx context.Context, t storage.Task, open opener, rec *rec
 	seen.add(res.FinalScene)
 	if res.Cause == lifecycle.CauseDeviceGone {
 		// A phone that vanished or froze cannot answer: asking would hold
-		// the task's end for factsTimeout.
-		return res, nil
+		// the task's end for factsTimeout. How it was observed is known here.
+		return res, observerInfo(dev)
 	}
 	// The task's own context may be cancelled by now; the answers are
 	// still wanted (bounded by factsTimeout).

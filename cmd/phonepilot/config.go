@@ -36,6 +36,8 @@ import (
 //
 //	device  = "sim"            # sim, adb, adb:SERIAL    (PHONEPILOT_DEVICE, --device)
 //	planner = "rule"           # rule or ai              (PHONEPILOT_PLANNER, --planner)
+//	observer = ""              # auto (adb: phonepilot's helper, uiautomator when it fails), helper or uiautomator;
+//	                           # on the simulator the path whose costs it charges (PHONEPILOT_OBSERVER, --observer)
 //
 //	[runtime]
 //	max_steps      = 30        # PHONEPILOT_MAX_STEPS, --max-steps
@@ -74,16 +76,18 @@ import (
 //	allowed_origins = []       # its origins, https://name (PHONEPILOT_ALLOWED_ORIGINS, --allowed-origins)
 type appConfig struct {
 	// Device is the phone to drive: sim, adb or adb:SERIAL.
-	Device  string         `toml:"device"`
-	Planner string         `toml:"planner"`
-	Runtime runtimeSection `toml:"runtime"`
-	AI      aiSection      `toml:"ai"`
-	Sim     simSection     `toml:"sim"`
-	ADB     adbSection     `toml:"adb"`
-	Storage storageSection `toml:"storage"`
-	Serve   serveSection   `toml:"serve"`
-	Safety  safetySection  `toml:"safety"`
-	Farm    farmSection    `toml:"farm"` // phonepilot worker (worker.go)
+	Device  string `toml:"device"`
+	Planner string `toml:"planner"`
+	// Observer is how the phone is read and driven (docs/device-helper.md).
+	Observer string         `toml:"observer"`
+	Runtime  runtimeSection `toml:"runtime"`
+	AI       aiSection      `toml:"ai"`
+	Sim      simSection     `toml:"sim"`
+	ADB      adbSection     `toml:"adb"`
+	Storage  storageSection `toml:"storage"`
+	Serve    serveSection   `toml:"serve"`
+	Safety   safetySection  `toml:"safety"`
+	Farm     farmSection    `toml:"farm"` // phonepilot worker (worker.go)
 
 	// Source says where the file layer came from ("" when there was none).
 	Source string `toml:"-"`
@@ -323,6 +327,7 @@ func (c *appConfig) settings() []setting {
 	return []setting{
 		{"PHONEPILOT_DEVICE", "device", &c.Device},
 		{"PHONEPILOT_PLANNER", "planner", &c.Planner},
+		{"PHONEPILOT_OBSERVER", "observer", &c.Observer},
 		{"PHONEPILOT_MAX_STEPS", "max-steps", &c.Runtime.MaxSteps},
 		{"PHONEPILOT_STEP_RETRIES", "step-retries", &c.Runtime.StepRetries},
 		{"PHONEPILOT_WAIT_TIMEOUT", "wait-timeout", &c.Runtime.WaitTimeout},

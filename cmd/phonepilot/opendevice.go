@@ -36,7 +36,7 @@ func addDeviceFlags(cmd *cobra.Command, spec *string, o *deviceOptions) {
 	f.IntVar(&o.SimWidth, "sim-width", 0, "simulated screen width in pixels (default 1080)")
 	f.IntVar(&o.SimHeight, "sim-height", 0, "simulated screen height in pixels (default 2400)")
 	f.BoolVar(&o.SimNoADBKeyboard, "sim-no-adb-keyboard", false, "simulate a phone without the ADB Keyboard IME")
-	f.StringVar(&o.Observer, "observer", "", "how the phone is read and driven: uiautomator (one-shot dumps and input commands; the default) or helper (the on-device helper); on the simulator, the path whose costs it charges (docs/sim.md)")
+	f.StringVar(&o.Observer, "observer", "", "how the phone is read and driven: auto (a phone over adb: phonepilot's helper on the phone, uiautomator when it fails; the default), helper (the helper only) or uiautomator (one-shot dumps and input commands); on the simulator, the path whose costs it charges (auto: uiautomator; docs/sim.md, docs/device-helper.md)")
 	f.StringVar(&o.SimLayout, "sim-layout", "", "simulated apps' layout: \"\" or changed (Taobao after a redesign: moved, renamed, reordered elements; for flows to heal against)")
 }
 

@@ -181,6 +181,7 @@ func runGoal(cmd *cobra.Command, o runOptions, g goalRun) error {
 
 	dopt := o.dev
 	dopt.SimLocale, dopt.SimProfile, dopt.SimSeed, dopt.ADBServer = cfg.Sim.Locale, cfg.Sim.Profile, cfg.Sim.Seed, cfg.ADB.Server
+	dopt.Observer = cfg.Observer
 	dopt.Logger = log
 	od, err := openDevice(ctx, cfg.Device, dopt)
 	if err != nil {

@@ -32,6 +32,7 @@ type simOptions struct {
 	seed          int64
 	size          string
 	noADBKeyboard bool
+	helper        string // --helper: how phonepilot's helper behaves (sim.HelperModes)
 	auth          bool
 	verbose       bool
 }
@@ -45,7 +46,10 @@ func newSimCmd() *cobra.Command {
 
 Debian's adb accepts it with "adb connect ADDR"; every adb command an agent
 uses (shell, exec-out, push, pull) works against it. With --control, an HTTP
-server answers GET /state (the phone's state as JSON) and POST /reset.
+server answers GET /state (the phone's state as JSON), POST /reset and
+POST /helper/kill. The phone plays phonepilot's own helper when adb starts
+it (--helper makes it refuse, pretend another tool holds the UiAutomation,
+or crash).
 
 Both listen on loopback unless you give another address. Keep --adb outside
 ports 5555-5585 unless you want every adb server on the machine to find the
@@ -70,6 +74,7 @@ phone by itself (as emulator-5554 for port 5555).`,
 	f.Int64Var(&o.seed, "seed", 0, "seed of the realism profile; the same seed and inputs repeat the same run")
 	f.StringVar(&o.size, "size", "1080x2400", "screen size WIDTHxHEIGHT in pixels")
 	f.BoolVar(&o.noADBKeyboard, "no-adb-keyboard", false, "do not install the ADB Keyboard IME")
+	f.StringVar(&o.helper, "helper", "", "how phonepilot's helper behaves when adb starts it: "+sim.HelperModes+"; POST /helper/kill on the control server kills it")
 	f.BoolVar(&o.auth, "auth", false, "ask adb for a key (any key is accepted), like a phone with USB debugging authorization")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "log every stream the adb server opens")
 	return cmd
@@ -141,6 +146,7 @@ func runSim(ctx context.Context, o simOptions, stdout, stderr io.Writer, ready s
 		Profile:       o.profile,
 		Seed:          o.seed,
 		NoADBKeyboard: o.noADBKeyboard,
+		Helper:        o.helper,
 		Logger:        logger.With("component", "sim"),
 	})
 	if err != nil {

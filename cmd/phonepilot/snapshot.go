@@ -148,5 +148,5 @@ func modelFor(provider, model string) string {
 
 // deviceOptions are the options devices open with under c.
 func (c appConfig) deviceOptions(log *slog.Logger) deviceOptions {
-	return deviceOptions{ADBServer: c.ADB.Server, SimLocale: c.Sim.Locale, SimProfile: c.Sim.Profile, SimSeed: c.Sim.Seed, Logger: log}
+	return deviceOptions{ADBServer: c.ADB.Server, SimLocale: c.Sim.Locale, SimProfile: c.Sim.Profile, SimSeed: c.Sim.Seed, Observer: c.Observer, Logger: log}
 }

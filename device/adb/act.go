@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"phonepilot/device"
+	"phonepilot/device/adb/helper"
 )
 
 // Android key codes for the keys the tools offer (KeyEvent.java).
@@ -37,6 +38,11 @@ func (d *Device) Tap(ctx context.Context, x, y int) error {
 	if err := checkPoint(x, y); err != nil {
 		return err
 	}
+	if used, err := d.viaHelper(ctx, "tap", d.cfg.Timeouts.Stall, func(ctx context.Context, c *helper.Client) error {
+		return c.Tap(ctx, x, y)
+	}); used {
+		return err
+	}
 	return d.input(ctx, fmt.Sprintf("input tap %d %d", x, y))
 }
 
@@ -47,6 +53,11 @@ func (d *Device) LongPress(ctx context.Context, x, y int, dur time.Duration) err
 	}
 	if dur <= 0 {
 		dur = 800 * time.Millisecond
+	}
+	if used, err := d.viaHelper(ctx, "long press", d.cfg.Timeouts.Stall+dur, func(ctx context.Context, c *helper.Client) error {
+		return c.LongPress(ctx, x, y, dur)
+	}); used {
+		return err
 	}
 	return d.input(ctx, fmt.Sprintf("input swipe %d %d %d %d %d", x, y, x, y, dur.Milliseconds()))
 }
@@ -62,6 +73,11 @@ func (d *Device) Swipe(ctx context.Context, x1, y1, x2, y2 int, dur time.Duratio
 	if dur <= 0 {
 		dur = 300 * time.Millisecond
 	}
+	if used, err := d.viaHelper(ctx, "swipe", d.cfg.Timeouts.Stall+dur, func(ctx context.Context, c *helper.Client) error {
+		return c.Swipe(ctx, x1, y1, x2, y2, dur)
+	}); used {
+		return err
+	}
 	return d.input(ctx, fmt.Sprintf("input swipe %d %d %d %d %d", x1, y1, x2, y2, dur.Milliseconds()))
 }
 
@@ -70,6 +86,11 @@ func (d *Device) Key(ctx context.Context, k device.Key) error {
 	code, ok := keyCodes[k]
 	if !ok {
 		return fmt.Errorf("adb: unknown key %q (want one of %s): %w", k, keyNames(), device.ErrUnsupported)
+	}
+	if used, err := d.viaHelper(ctx, "key", d.cfg.Timeouts.Stall, func(ctx context.Context, c *helper.Client) error {
+		return c.Key(ctx, code)
+	}); used {
+		return err
 	}
 	return d.input(ctx, "input keyevent "+strconv.Itoa(code))
 }

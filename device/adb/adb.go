@@ -4,10 +4,14 @@
 // deadline: a phone that disappears mid-call yields device.ErrDisconnected
 // within seconds instead of a hang.
 //
-// A Device observes the screen with `uiautomator dump` (perception.Parse
-// builds the Scene), captures screenshots with `screencap -p` (checked
-// before use), and acts with `input`, `am`, `monkey` and, for text that
-// `input text` cannot type, the ADB Keyboard IME.
+// A Device observes and acts through phonepilot's own helper on the phone
+// (device/adb/helper: one UiAutomation held open, tens of milliseconds per
+// tree, any Unicode text set directly), started on first use; on any
+// failure of it (and with Observer uiautomator) it observes with
+// `uiautomator dump` (perception.Parse builds the Scene), captures
+// screenshots with `screencap -p` (checked before use), and acts with
+// `input`, `am`, `monkey` and, for text that `input text` cannot type, the
+// ADB Keyboard IME.
 package adb
 
 import (
@@ -58,11 +62,18 @@ type Config struct {
 	// Clock paces retries; nil means the real clock.
 	Clock    clock.Clock
 	Timeouts Timeouts
+	// Observer is how the screen is read and driven: auto (the default:
+	// phonepilot's helper on the phone, uiautomator when it fails), helper
+	// or uiautomator.
+	Observer Observer
 }
 
 // Validate reports the first invalid field.
 func (c Config) Validate() error {
 	if _, err := ParseServerAddress(c.Server); err != nil {
+		return fmt.Errorf("adb config: %w", err)
+	}
+	if _, err := ParseObserver(string(c.Observer)); err != nil {
 		return fmt.Errorf("adb config: %w", err)
 	}
 	if strings.ContainsAny(c.Serial, " \t\r\n") {
@@ -86,6 +97,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Clock == nil {
 		c.Clock = clock.Real{}
+	}
+	if c.Observer == "" {
+		c.Observer = ObserverAuto
 	}
 	t := &c.Timeouts
 	if t.Command == 0 {
@@ -131,13 +145,17 @@ type Device struct {
 	textMu sync.Mutex // one TypeText at a time: it switches the IME
 
 	live liveness // whether the phone stopped answering
+
+	helper helperLink // phonepilot's helper on the phone (Observer)
 }
 
 var (
-	_ device.Device     = (*Device)(nil)
-	_ device.Facts      = (*Device)(nil)
-	_ device.AppStopper = (*Device)(nil)
-	_ frame.Camera      = (*Device)(nil)
+	_ device.Device           = (*Device)(nil)
+	_ device.Facts            = (*Device)(nil)
+	_ device.AppStopper       = (*Device)(nil)
+	_ frame.Camera            = (*Device)(nil)
+	_ device.ObserverReporter = (*Device)(nil)
+	_ device.ChangeCounter    = (*Device)(nil)
 )
 
 // Open finds the device (cfg.Serial, or the only attached one), checks it
@@ -299,10 +317,6 @@ func (d *Device) Info() DeviceInfo { return d.info }
 
 // Client is the host-protocol client the device uses.
 func (d *Device) Client() *Client { return d.client }
-
-// Close releases nothing (every call uses its own connection) but lets
-// callers treat every driver alike.
-func (d *Device) Close() error { return nil }
 
 // opCtx bounds ctx by the operation's default timeout.
 func opCtx(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {

@@ -10,6 +10,7 @@ import (
 	"image"
 	"image/png"
 
+	"phonepilot/device/adb/helper"
 	"phonepilot/perception/frame"
 )
 
@@ -24,6 +25,17 @@ var ErrBadPNG = errors.New("screenshot is not a valid PNG")
 // reports success). A FLAG_SECURE screen ("Status: -1", or an empty or
 // all-black image) is frame.ErrSecure.
 func (d *Device) Capture(ctx context.Context) (frame.Frame, error) {
+	var img *image.RGBA
+	if used, err := d.viaHelper(ctx, "screenshot", d.cfg.Timeouts.Screenshot, func(ctx context.Context, c *helper.Client) error {
+		var err error
+		img, err = c.Screenshot(ctx)
+		return err
+	}); used {
+		if err != nil {
+			return frame.Frame{}, err
+		}
+		return d.encodeFrame(img)
+	}
 	out, err := d.exec(ctx, d.cfg.Timeouts.Screenshot, "screencap -p")
 	if err != nil {
 		return frame.Frame{}, err
@@ -48,6 +60,22 @@ func (d *Device) Capture(ctx context.Context) (frame.Frame, error) {
 		return frame.Frame{}, fmt.Errorf("adb screencap: all black: %w", frame.ErrSecure)
 	}
 	return frame.New(out, w, h, d.clk.Now()), nil
+}
+
+// encodeFrame encodes the helper's raw pixels on the host (the phone's
+// PNG encoder is what makes `screencap -p` slow). A secure window comes out
+// black: frame.ErrSecure.
+func (d *Device) encodeFrame(img *image.RGBA) (frame.Frame, error) {
+	if blackPix(img.Pix, 4) {
+		return frame.Frame{}, fmt.Errorf("adb helper screenshot: all black: %w", frame.ErrSecure)
+	}
+	var buf bytes.Buffer
+	enc := png.Encoder{CompressionLevel: png.BestSpeed}
+	if err := enc.Encode(&buf, img); err != nil {
+		return frame.Frame{}, fmt.Errorf("adb helper screenshot: encode: %w", err)
+	}
+	b := img.Bounds()
+	return frame.New(buf.Bytes(), b.Dx(), b.Dy(), d.clk.Now()), nil
 }
 
 // CheckPNG verifies that b is one whole PNG file: the signature, an IHDR

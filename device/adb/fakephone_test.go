@@ -294,6 +294,8 @@ func openFake(t *testing.T, p *fakePhone) (*Device, *fakeServer) {
 	}
 	d, err := Open(t.Context(), Config{
 		Server: s.addr(), Logger: testlog.New(t),
+		// The fake server speaks no sync or localabstract: these tests are the uiautomator path's.
+		Observer: ObserverUIAutomator,
 		Clock:    clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)),
 		Timeouts: Timeouts{Command: 2 * time.Second, Dump: 2 * time.Second, Screenshot: 2 * time.Second, Probe: time.Second},
 	})

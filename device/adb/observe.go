@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"sync"
 
+	"phonepilot/device/adb/helper"
 	"phonepilot/perception"
 	"phonepilot/scene"
 )
@@ -68,7 +69,7 @@ func (d *Device) Scene(ctx context.Context) (*scene.Scene, error) {
 			size, sizeErr = d.ScreenSize(ctx)
 		}()
 	}
-	sc, err := d.dumpScene(ctx)
+	sc, err := d.observe(ctx)
 	wg.Wait()
 	if err != nil {
 		return nil, err
@@ -86,6 +87,27 @@ func (d *Device) Scene(ctx context.Context) (*scene.Scene, error) {
 		sc.Package, sc.Activity, sc.Secure = fg.Package, fg.Activity, fg.Secure
 	} else if fgErr != nil {
 		d.log.Debug("foreground app unknown; using the dump's", "err", fgErr)
+	}
+	return sc, nil
+}
+
+// observe reads the tree through the helper, or else dumps it with uiautomator.
+func (d *Device) observe(ctx context.Context) (*scene.Scene, error) {
+	var xml []byte
+	used, err := d.viaHelper(ctx, "tree", d.cfg.Timeouts.Stall, func(ctx context.Context, c *helper.Client) error {
+		var err error
+		xml, _, err = c.Tree(ctx, helper.TreeDefault)
+		return err
+	})
+	if !used {
+		return d.dumpScene(ctx)
+	}
+	if err != nil {
+		return nil, err
+	}
+	sc, err := perception.Parse(xml, perception.Options{})
+	if err != nil {
+		return nil, &DumpError{Err: err}
 	}
 	return sc, nil
 }

@@ -202,8 +202,10 @@ func TestSimTextArrivesVerbatim(t *testing.T) {
 	}
 }
 
+// Through uiautomator and `input` (the helper sets any text itself: see
+// TestHelperThroughRealADB).
 func TestSimWithoutADBKeyboard(t *testing.T) {
-	env, d := startSim(t, sim.Config{NoADBKeyboard: true})
+	env, d := openSim(t, sim.Config{NoADBKeyboard: true}, ObserverUIAutomator)
 	focusTaobaoSearch(t, d)
 	if err := d.TypeText(t.Context(), "kept"); err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"phonepilot/device"
+	"phonepilot/device/adb/helper"
 	"phonepilot/scene"
 )
 
@@ -43,6 +44,12 @@ func (d *Device) TypeText(ctx context.Context, text string) error {
 	}
 	d.textMu.Lock()
 	defer d.textMu.Unlock()
+	// The helper sets the field's text directly: any Unicode, no keyboard app.
+	if used, err := d.viaHelper(ctx, "set text", d.cfg.Timeouts.Input, func(ctx context.Context, c *helper.Client) error {
+		return c.SetText(ctx, "", text)
+	}); used {
+		return err
+	}
 
 	field, err := d.focusedField(ctx)
 	if err != nil {

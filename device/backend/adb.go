@@ -33,10 +33,14 @@ var adbBackend = &Backend{
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrName, err)
 		}
+		obs, err := adb.ParseObserver(o.Observer)
+		if err != nil {
+			return nil, fmt.Errorf("%w: --observer: %w", ErrName, err)
+		}
 		log := o.logger()
 		var d *adb.Device
 		err = WithDefaultADBServer(ctx, o.ADBServer, log, func() (err error) {
-			d, err = adb.Open(ctx, adb.Config{Server: addr, Serial: serial, Logger: log})
+			d, err = adb.Open(ctx, adb.Config{Server: addr, Serial: serial, Logger: log, Observer: obs})
 			return err
 		})
 		if err != nil {
@@ -65,13 +69,14 @@ var adbBackend = &Backend{
 	},
 	Labels: adbLabels,
 	Settings: func(o Options) any {
-		return adbSettings{Server: o.ADBServer}
+		return adbSettings{Server: o.ADBServer, Observer: o.Observer}
 	},
 }
 
 // adbSettings is what a task's snapshot records of the adb backend.
 type adbSettings struct {
-	Server string `json:"server,omitempty"`
+	Server   string `json:"server,omitempty"`
+	Observer string `json:"observer,omitempty"` // as asked; the task's device info says which one ran
 }
 
 // adbLabels reads a phone's Android version, locale and screen size.

@@ -32,7 +32,11 @@ var simBackend = &Backend{
 		return nil
 	},
 	Open: func(ctx context.Context, name, rest string, o Options) (*Opened, error) {
-		obs, err := sim.ParseObserver(o.Observer)
+		asked := o.Observer
+		if asked == "auto" {
+			asked = "" // the simulator's default path
+		}
+		obs, err := sim.ParseObserver(asked)
 		if err != nil || obs == sim.ObserverPortal || obs == sim.ObserverOracle {
 			return nil, fmt.Errorf("%w: --observer %q: use uiautomator or helper", ErrName, o.Observer)
 		}

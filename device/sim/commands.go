@@ -51,6 +51,8 @@ func init() {
 		"getprop":     cmdGetprop,
 		"pm":          cmdPm,
 		"cmd":         cmdCmd,
+		"app_process": cmdAppProcess,
+		"kill":        cmdKill,
 	}
 }
 

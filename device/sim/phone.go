@@ -55,6 +55,9 @@ type Config struct {
 	// what each read, input and screenshot costs under a timed profile
 	// (paths.go); "" is uiautomator, what a real phone gets today.
 	Observer Observer
+	// Helper is how phonepilot's helper behaves when adb starts it
+	// (helper.go): "" works, "refuse", "held", "crash-after=N".
+	Helper string
 }
 
 // Validate reports the first invalid field, naming it.
@@ -74,6 +77,9 @@ func (c Config) Validate() error {
 	}
 	if _, err := ParseObserver(string(c.Observer)); err != nil {
 		return fmt.Errorf("sim config: %w", err)
+	}
+	if _, err := parseHelperMode(c.Helper); err != nil {
+		return err
 	}
 	if _, ok := profiles[c.Profile]; !ok {
 		return fmt.Errorf("sim config: unknown profile %q (use one of: %s)", c.Profile, strings.Join(ProfileNames(), ", "))
@@ -143,7 +149,8 @@ type Phone struct {
 	codeSeq   int     // verification codes sent (Taobao's login)
 	granted   []grant // permissions granted, in order
 	hostile   hostileState
-	shot      lastShot // the last rendering, reused while the screen is unchanged
+	shot      lastShot    // the last rendering, reused while the screen is unchanged
+	helpers   helperState // phonepilot's helper processes (helper.go); not reset
 }
 
 type focusKey struct{ screen, field string }

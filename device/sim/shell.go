@@ -285,10 +285,32 @@ func (p *Phone) runPipeline(ctx context.Context, pipe pipeline, tty bool, stdout
 	return status
 }
 
+// assignments splits sh's leading NAME=value words (the command's
+// environment) and an `exec` (the command replaces the shell: here, it
+// just runs) off a simple command.
+func assignments(words []string) (args []string, vars map[string]string) {
+	for len(words) > 0 {
+		name, val, ok := strings.Cut(words[0], "=")
+		if !ok || name == "" || strings.ContainsAny(name, "/-.") {
+			break
+		}
+		if vars == nil {
+			vars = map[string]string{}
+		}
+		vars[name] = val
+		words = words[1:]
+	}
+	if len(words) > 1 && words[0] == "exec" {
+		words = words[1:]
+	}
+	return words, vars
+}
+
 // cmdEnv is what a command sees.
 type cmdEnv struct {
 	ctx    context.Context
-	args   []string // args[0] is the command name
+	args   []string          // args[0] is the command name
+	vars   map[string]string // NAME=value words before the command
 	stdin  []byte
 	tty    bool
 	stdout io.Writer
@@ -300,7 +322,8 @@ func (e *cmdEnv) out(format string, a ...any) { fmt.Fprintf(e.stdout, format, a.
 func (e *cmdEnv) err(format string, a ...any) { fmt.Fprintf(e.stderr, format, a...) }
 
 func (p *Phone) runSimple(ctx context.Context, c simpleCmd, stdin []byte, tty bool, stdout, stderr io.Writer, exitCode *int) int {
-	env := &cmdEnv{ctx: ctx, args: c.args, stdin: stdin, tty: tty, stdout: stdout, stderr: stderr, exit: exitCode}
+	args, vars := assignments(c.args)
+	env := &cmdEnv{ctx: ctx, args: args, vars: vars, stdin: stdin, tty: tty, stdout: stdout, stderr: stderr, exit: exitCode}
 	type fileOut struct {
 		name   string
 		buf    *bytes.Buffer
@@ -347,11 +370,11 @@ func (p *Phone) runSimple(ctx context.Context, c simpleCmd, stdin []byte, tty bo
 		}
 	}
 	status := 0
-	if len(c.args) > 0 {
+	if len(env.args) > 0 {
 		env.tty = tty && env.stdout == stdout
-		fn, ok := commands[c.args[0]]
+		fn, ok := commands[env.args[0]]
 		if !ok {
-			fmt.Fprintf(env.stderr, "/system/bin/sh: %s: not found\n", c.args[0])
+			fmt.Fprintf(env.stderr, "/system/bin/sh: %s: not found\n", env.args[0])
 			status = 127
 		} else {
 			status = fn(p, env)

@@ -55,7 +55,8 @@ func (p *Phone) popupName() string {
 
 // ControlHandler serves GET /state (the state JSON), POST /reset (a
 // fresh phone, same configuration) and POST /permission-dialog (the
-// notification-permission request over the app in front) for `phonepilot sim --control`.
+// notification-permission request over the app in front) and POST
+// /helper/kill (phonepilot's helper dies) for `phonepilot sim --control`.
 func (p *Phone) ControlHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /state", func(w http.ResponseWriter, r *http.Request) {
@@ -71,6 +72,17 @@ func (p *Phone) ControlHandler() http.Handler {
 		p.Reset()
 		w.Header().Set("Content-Type", "application/json")
 		w.Write([]byte(`{"reset":true}`))
+	})
+	mux.HandleFunc("POST /helper/kill", func(w http.ResponseWriter, r *http.Request) {
+		// phonepilot's helper dies mid-task (device/adb falls back).
+		var killed []int
+		for _, pid := range p.HelperPIDs() {
+			if p.KillHelper(pid, 137) {
+				killed = append(killed, pid)
+			}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"killed": killed})
 	})
 	mux.HandleFunc("POST /permission-dialog", func(w http.ResponseWriter, r *http.Request) {
 		if err := p.ShowPermissionDialog(); err != nil {

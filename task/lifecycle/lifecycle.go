@@ -131,9 +131,12 @@ type EventType string
 // written at every status change; the last event of a task is the status
 // event of its final status.
 const (
-	EventTaskQueued        EventType = "task_queued"
-	EventTaskStarted       EventType = "task_started"
-	EventSceneObserved     EventType = "scene_observed"
+	EventTaskQueued    EventType = "task_queued"
+	EventTaskStarted   EventType = "task_started"
+	EventSceneObserved EventType = "scene_observed"
+	// EventObserverSwitched: the phone changed how it is observed (its
+	// helper failed; device.ObserverReporter); Reason says to what and why.
+	EventObserverSwitched  EventType = "observer_switched"
 	EventPlan              EventType = "plan"
 	EventStepStarted       EventType = "step_started"
 	EventAttempt           EventType = "attempt"
@@ -146,7 +149,7 @@ const (
 )
 
 // EventTypes lists every event type.
-var EventTypes = []EventType{EventTaskQueued, EventTaskStarted, EventSceneObserved, EventPlan, EventStepStarted,
+var EventTypes = []EventType{EventTaskQueued, EventTaskStarted, EventSceneObserved, EventObserverSwitched, EventPlan, EventStepStarted,
 	EventAttempt, EventStepFinished, EventApprovalRequested, EventApprovalDecided, EventQuestionAsked,
 	EventQuestionAnswered, EventStatus}
 

@@ -29,7 +29,7 @@ func TestTerminalAndActive(t *testing.T) {
 }
 
 func TestValid(t *testing.T) {
-	if len(Causes) != 13 || len(EventTypes) != 12 || len(StepStatuses) != 4 {
+	if len(Causes) != 13 || len(EventTypes) != 13 || len(StepStatuses) != 4 {
 		t.Errorf("lists: %d causes, %d event types, %d step statuses", len(Causes), len(EventTypes), len(StepStatuses))
 	}
 	for _, c := range Causes {

@@ -157,17 +157,18 @@ func (c *Client) Tree(ctx context.Context, form TreeForm) (xml []byte, changes u
 	return r[8:], binary.BigEndian.Uint64(r), nil
 }
 
-// Changes is the number of accessibility events the helper has seen: the
-// screen has not changed while it stays the same.
-func (c *Client) Changes(ctx context.Context) (uint64, error) {
+// Changes is the number of accessibility events the helper has seen (the
+// screen has not changed while it stays the same) and how long ago the
+// last one was, as the phone measures it.
+func (c *Client) Changes(ctx context.Context) (n uint64, since time.Duration, err error) {
 	r, err := c.call(ctx, OpChanges, nil)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	if len(r) != 8 {
-		return 0, fmt.Errorf("helper: changes reply of %d bytes", len(r))
+	if len(r) != 16 {
+		return 0, 0, fmt.Errorf("helper: changes reply of %d bytes", len(r))
 	}
-	return binary.BigEndian.Uint64(r), nil
+	return binary.BigEndian.Uint64(r), time.Duration(binary.BigEndian.Uint64(r[8:])) * time.Millisecond, nil
 }
 
 // Screenshot returns the screen's raw pixels (encoded on the host).

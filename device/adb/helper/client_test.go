@@ -63,12 +63,12 @@ func (f *fakeBackend) LongPress(x, y int, d time.Duration) error {
 func (f *fakeBackend) Swipe(x1, y1, x2, y2 int, d time.Duration) error {
 	return f.tap(fmt.Sprint("swipe ", x1, y1, x2, y2, d))
 }
-func (f *fakeBackend) Key(k int) error            { return f.tap(fmt.Sprint("key ", k)) }
+func (f *fakeBackend) Key(k int) error           { return f.tap(fmt.Sprint("key ", k)) }
 func (f *fakeBackend) FrontApp() (string, error) { return "com.example.notes", nil }
-func (f *fakeBackend) Changes() uint64 {
+func (f *fakeBackend) Changes() (uint64, time.Duration) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.changes
+	return f.changes, 40 * time.Millisecond
 }
 
 // TestClientAgainstServe runs the same conformance drive as the JVM test
@@ -160,7 +160,7 @@ func TestHungHelperFailsAtDeadline(t *testing.T) {
 	if !c.Broken() {
 		t.Fatal("client not marked broken")
 	}
-	if _, err := c.Changes(context.Background()); err == nil {
+	if _, _, err := c.Changes(context.Background()); err == nil {
 		t.Fatal("a broken client answered")
 	}
 }

@@ -245,8 +245,8 @@ func conformance(t *testing.T, dial func() Conn, fireEvent func()) {
 		t.Fatalf("tree: %s", xml)
 	}
 	fireEvent()
-	if n, err := c.Changes(ctx); err != nil || n != n0+1 {
-		t.Fatalf("changes after one event = %d, %v; want %d", n, err, n0+1)
+	if n, since, err := c.Changes(ctx); err != nil || n != n0+1 || since < 0 || since > 10*time.Second {
+		t.Fatalf("changes after one event = %d (%v ago), %v; want %d", n, since, err, n0+1)
 	}
 	if err := c.SetText(ctx, "", "你好 👋"); err != nil {
 		t.Fatal(err)

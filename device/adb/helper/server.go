@@ -22,8 +22,9 @@ type Backend interface {
 	Swipe(x1, y1, x2, y2 int, d time.Duration) error
 	Key(keycode int) error
 	FrontApp() (string, error)
-	// Changes counts the screen's changes (the helper counts accessibility events).
-	Changes() uint64
+	// Changes counts the screen's changes (the helper counts accessibility
+	// events) and says how long ago the last one was.
+	Changes() (uint64, time.Duration)
 }
 
 // ErrQuit is returned by Serve when the client asked the helper to exit.
@@ -108,7 +109,7 @@ func serveOne(op Op, raw []byte, hello Hello, b Backend, extrasByDefault bool) (
 		if p.err != nil {
 			return nil, p.err
 		}
-		n := b.Changes()
+		n, _ := b.Changes()
 		xml, err := b.Tree(extras)
 		if err != nil {
 			return nil, err
@@ -162,7 +163,9 @@ func serveOne(op Op, raw []byte, hello Hello, b Backend, extrasByDefault bool) (
 		s, err := b.FrontApp()
 		return []byte(s), err
 	case OpChanges:
-		return binary.BigEndian.AppendUint64(nil, b.Changes()), nil
+		n, since := b.Changes()
+		out := binary.BigEndian.AppendUint64(nil, n)
+		return binary.BigEndian.AppendUint64(out, uint64(since.Milliseconds())), nil
 	case OpQuit:
 		return nil, nil
 	}

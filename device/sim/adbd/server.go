@@ -36,6 +36,13 @@ type Phone interface {
 	ReadDir(name string) ([]fs.FileInfo, error)
 }
 
+// AbstractSockets is a Phone with abstract-namespace Unix sockets that
+// adbd's localabstract:NAME service connects to (the simulator's helper).
+// Optional: found by type assertion.
+type AbstractSockets interface {
+	DialAbstract(name string) (io.ReadWriteCloser, error)
+}
+
 // Feature names the daemon can advertise. Advertising a feature is a
 // promise: the adb client changes its requests (and aborts on bad answers),
 // so only these implemented ones are accepted.

@@ -32,6 +32,17 @@ func (srv *Server) service(name string) handlerFunc {
 		// exec-out: raw bytes over a PTY in raw mode, no exit status.
 		cmd := strings.TrimPrefix(name, "exec:")
 		return func(s *stream) { srv.serveRaw(s, cmd, true) }
+	case strings.HasPrefix(name, "localabstract:"):
+		ap, ok := srv.phone.(AbstractSockets)
+		if !ok {
+			return nil
+		}
+		conn, err := ap.DialAbstract(strings.TrimPrefix(name, "localabstract:"))
+		if err != nil {
+			srv.log.Debug("localabstract refused", "service", name, "err", err)
+			return nil
+		}
+		return func(s *stream) { bridge(s, conn) }
 	case strings.HasPrefix(name, "shell:"):
 		// Legacy shell: also a raw-mode PTY on adbd, so /dev/tty exists.
 		cmd := strings.TrimPrefix(name, "shell:")
@@ -72,6 +83,19 @@ func parseShellArgs(args, cmd string) (v2, tty bool) {
 	return v2, tty
 }
 
+// bridge copies between a stream and a phone-side socket until either ends.
+func bridge(s *stream, conn io.ReadWriteCloser) {
+	done := make(chan struct{})
+	go func() {
+		io.Copy(conn, s)
+		conn.Close()
+		close(done)
+	}()
+	io.Copy(s, conn)
+	conn.Close()
+	<-done
+}
+
 // lockedWriter lets stdout and stderr share one buffered stream.
 type lockedWriter struct {
 	mu *sync.Mutex
@@ -82,6 +106,17 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
+}
+
+// Flush sends what is buffered: a long-running command (the helper's
+// READY line) must be heard before it ends.
+func (l lockedWriter) Flush() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if f, ok := l.w.(interface{ Flush() error }); ok {
+		return f.Flush()
+	}
+	return nil
 }
 
 // serveRaw runs cmd with stdout and stderr merged into the stream and no
@@ -128,6 +163,13 @@ func (v v2Writer) Write(p []byte) (int, error) {
 		written += n
 	}
 	return written, nil
+}
+
+// Flush sends what is buffered (see lockedWriter.Flush).
+func (v v2Writer) Flush() error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.w.Flush()
 }
 
 func writeV2Frame(w io.Writer, id byte, data []byte) error {

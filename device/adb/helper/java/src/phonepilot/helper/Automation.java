@@ -51,6 +51,7 @@ final class Automation {
 
     private final UiAutomation ua;
     private final AtomicLong changes = new AtomicLong();
+    private volatile long lastChange = SystemClock.uptimeMillis();
 
     Automation(UiAutomation ua) {
         this.ua = ua;
@@ -126,6 +127,7 @@ final class Automation {
         ua.setOnAccessibilityEventListener(new UiAutomation.OnAccessibilityEventListener() {
             @Override
             public void onAccessibilityEvent(AccessibilityEvent event) {
+                lastChange = SystemClock.uptimeMillis();
                 changes.incrementAndGet();
             }
         });
@@ -134,6 +136,11 @@ final class Automation {
     /** How many accessibility events the helper has seen. */
     long changes() {
         return changes.get();
+    }
+
+    /** Milliseconds since the last accessibility event (since the connection before any). */
+    long sinceLastChange() {
+        return Math.max(0, SystemClock.uptimeMillis() - lastChange);
     }
 
     /** The active window's root, read fresh (node cache cleared), retried a few times while null. */

@@ -208,8 +208,12 @@ final class Server {
                 return EMPTY;
             case Protocol.FRONT_APP:
                 return Protocol.utf8(automation.frontApp());
-            case Protocol.CHANGES:
-                return Protocol.int64(automation.changes());
+            case Protocol.CHANGES: {
+                byte[] out = new byte[16];
+                System.arraycopy(Protocol.int64(automation.changes()), 0, out, 0, 8);
+                System.arraycopy(Protocol.int64(automation.sinceLastChange()), 0, out, 8, 8);
+                return out;
+            }
             case Protocol.QUIT:
                 return EMPTY;
             default:

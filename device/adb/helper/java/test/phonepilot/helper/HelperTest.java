@@ -460,7 +460,11 @@ public final class HelperTest {
 
         World.listener.onAccessibilityEvent(new AccessibilityEvent());
         World.listener.onAccessibilityEvent(new AccessibilityEvent());
-        equal("change counter", 2L, long8(c.call('C', new byte[0]).payload));
+        Thread.sleep(30);
+        byte[] ch = c.call('C', new byte[0]).payload;
+        equal("change counter", 2L, long8(ch));
+        long since = java.nio.ByteBuffer.wrap(ch, 8, 8).getLong();
+        check("time since the last change", ch.length == 16 && since >= 25 && since < 5000, "since " + since + " ms, " + ch.length + " bytes");
         equal("tree carries the counter it was read at", 2L, long8(c.call('T', new byte[0]).payload));
 
         Frame shot = c.call('S', new byte[0]);

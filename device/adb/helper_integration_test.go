@@ -1,0 +1,149 @@
+package adb
+
+import (
+	"errors"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"phonepilot/device"
+	"phonepilot/device/adb/helper"
+	"phonepilot/device/sim"
+	"phonepilot/device/sim/simadb"
+	"phonepilot/internal/testlog"
+)
+
+// phonepilot's helper on the simulated phone, through Debian's adb server:
+// pushed by the sync client, started with app_process, reached through
+// localabstract:, and the fallback to uiautomator when it fails.
+
+func openSim(t *testing.T, cfg sim.Config, observer Observer) (*simadb.Env, *Device) {
+	t.Helper()
+	env := simadb.Start(t, cfg)
+	d, err := Open(t.Context(), Config{Server: env.ServerAddr, Serial: env.Serial, Logger: testlog.New(t), Observer: observer})
+	if err != nil {
+		t.Fatalf("Open: %v\nserver log:\n%s", err, env.ServerLog())
+	}
+	t.Cleanup(func() { d.Close() })
+	return env, d
+}
+
+func adbShell(t *testing.T, env *simadb.Env, cmd string) string {
+	t.Helper()
+	out, err := exec.Command(env.ADBPath, "-P", strconv.Itoa(env.ServerPort), "-s", env.Serial, "shell", cmd).CombinedOutput()
+	if err != nil {
+		t.Fatalf("adb shell %s: %v\n%s", cmd, err, out)
+	}
+	return string(out)
+}
+
+func TestHelperThroughRealADB(t *testing.T) {
+	env, d := openSim(t, sim.Config{NoADBKeyboard: true}, ObserverAuto)
+	ctx := t.Context()
+	if _, err := d.Scene(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if o := d.Observer(); o.Name != "helper" {
+		t.Fatalf("observer %+v; want the helper", o)
+	}
+	// Pushed under its content hash, running, listening where adb sees it.
+	st, err := d.client.Stat(ctx, d.serial, helper.RemotePath())
+	if err != nil || st.Size != uint32(len(helper.Dex())) {
+		t.Fatalf("pushed dex: %+v %v", st, err)
+	}
+	if pids := env.Phone.HelperPIDs(); len(pids) != 1 {
+		t.Fatalf("helper processes %v", pids)
+	}
+	if unix := adbShell(t, env, "cat /proc/net/unix"); !strings.Contains(unix, "@"+helper.SocketName()) {
+		t.Fatalf("/proc/net/unix:\n%s", unix)
+	}
+	// Chinese and emoji with no keyboard app (the phone has no ADB Keyboard).
+	focusTaobaoSearch(t, d)
+	if err := d.TypeText(ctx, "你好 👋 wifi"); err != nil {
+		t.Fatal(err)
+	}
+	state, _ := env.Phone.State()
+	if !strings.Contains(string(state), "你好 👋 wifi") {
+		t.Fatalf("the simulator's state lacks the typed text:\n%s", state)
+	}
+	// The change counter (device.ChangeCounter) through the helper.
+	c1, err := d.ScreenChanges(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Key(ctx, device.KeyBack); err != nil {
+		t.Fatal(err)
+	}
+	if c2, err := d.ScreenChanges(ctx); err != nil || c2.Count <= c1.Count {
+		t.Fatalf("changes %d then %d after a key (%v); want it to grow", c1.Count, c2.Count, err)
+	}
+	if env.Phone.HelperStarts() != 1 {
+		t.Fatalf("helper started %d times", env.Phone.HelperStarts())
+	}
+	// Stop: only its own pid; nothing left listening.
+	d.Close()
+	if pids := env.Phone.HelperPIDs(); len(pids) != 0 {
+		t.Fatalf("helper still running after Close: %v", pids)
+	}
+}
+
+func TestHelperKilledMidTaskFallsBack(t *testing.T) {
+	env, d := openSim(t, sim.Config{}, ObserverAuto)
+	ctx := t.Context()
+	if _, err := d.Scene(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// Kill it twice over: the restart's helper dies too (a phone that keeps killing it).
+	for i := 0; i < 2; i++ {
+		for _, pid := range env.Phone.HelperPIDs() {
+			env.Phone.KillHelper(pid, 137)
+		}
+		start := time.Now()
+		if _, err := d.Scene(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if took := time.Since(start); took > 2*time.Second {
+			t.Fatalf("the Scene after the kill took %v", took)
+		}
+	}
+	o := d.Observer()
+	if o.Name != "uiautomator" || o.Switches != 1 || !strings.Contains(o.Reason, "helper tree failed") {
+		t.Fatalf("observer after two kills: %+v; want uiautomator, one switch, the reason", o)
+	}
+	if env.Phone.HelperStarts() != 2 {
+		t.Errorf("helper started %d times; want 2 (one restart)", env.Phone.HelperStarts())
+	}
+	if pids := env.Phone.HelperPIDs(); len(pids) != 0 {
+		t.Errorf("a helper still runs after the fallback: %v", pids)
+	}
+}
+
+func TestHelperStartRefusedAndHeld(t *testing.T) {
+	for _, mode := range []string{sim.HelperRefuse, sim.HelperHeld} {
+		t.Run(mode, func(t *testing.T) {
+			_, d := openSim(t, sim.Config{Helper: mode}, ObserverAuto)
+			sc, err := d.Scene(t.Context())
+			if err != nil || len(sc.Elements) == 0 {
+				t.Fatalf("fallback scene: %v", err)
+			}
+			want := map[string]string{
+				sim.HelperRefuse: "phonepilot's helper did not start: ERROR start java.lang.SecurityException",
+				sim.HelperHeld:   "phonepilot's helper cannot start: another tool holds the phone's UiAutomation",
+			}[mode]
+			o := d.Observer()
+			if o.Name != "uiautomator" || o.Switches != 1 || !strings.Contains(o.Reason, want) {
+				t.Fatalf("observer %+v; want uiautomator after one switch, saying %q", o, want)
+			}
+			t.Logf("reason: %s", o.Reason)
+			// Asked for the helper only: the call fails with the same plain message.
+			_, dh := openSim(t, sim.Config{Helper: mode}, ObserverHelper)
+			_, err = dh.Scene(t.Context())
+			var se *HelperStartError
+			if !errors.As(err, &se) || se.Held != (mode == sim.HelperHeld) || !strings.Contains(err.Error(), want) {
+				t.Fatalf("--observer helper: %v", err)
+			}
+		})
+	}
+}
