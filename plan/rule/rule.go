@@ -110,7 +110,7 @@ func (p *Planner) Plan(ctx context.Context, in plan.Input) (plan.Decision, error
 	case actScroll:
 		steps = []plan.PlannedStep{scrollStep(a.dir, "scroll "+a.dir, plan.ExpectNothing)}
 	case actBack:
-		steps = []plan.PlannedStep{keyStep("back", "go back")}
+		steps = []plan.PlannedStep{backStep(w.sc, "go back")}
 	case actHome:
 		steps = []plan.PlannedStep{keyStep("home", "go home")}
 	}
@@ -371,7 +371,7 @@ func (w *work) wrongApp() ([]plan.PlannedStep, *plan.Finish, bool) {
 	onLauncher := strings.Contains(w.sc.Package, "launcher")
 	if w.count(back) < maxBacks && !onLauncher {
 		if _, failed := w.failedHere(back); !failed {
-			return []plan.PlannedStep{keyStep("back", back)}, nil, true
+			return []plan.PlannedStep{backStep(w.sc, back)}, nil, true
 		}
 	}
 	again := "open " + app + " again"
@@ -493,7 +493,7 @@ func (w *work) lookFor(what, dir string) ([]plan.PlannedStep, *plan.Finish) {
 	back := "go back to look for " + what
 	if w.count(back) < 1 && w.navigated() {
 		if _, failed := w.failedHere(back); !failed {
-			return []plan.PlannedStep{keyStep("back", back)}, nil
+			return []plan.PlannedStep{backStep(w.sc, back)}, nil
 		}
 	}
 	n := w.count(scroll)
@@ -668,6 +668,34 @@ func scrollStep(dir, intent string, expect plan.ExpectKind) plan.PlannedStep {
 
 // keyStep presses a key. It expects nothing: pressing back twice because the
 // first press showed no change would leave the screen the user wanted.
+// backStep goes back: BACK, or, on a phone without a back key (an iPhone),
+// the screen's navigation-bar Back button when it shows one.
+func backStep(sc *scene.Scene, intent string) plan.PlannedStep {
+	if b, ok := navBack(sc); ok {
+		return plan.PlannedStep{
+			Intent: intent,
+			Call:   tools.NewCall(tools.Tap, map[string]any{}),
+			Target: &scene.Selector{Field: scene.FieldID, Value: b.ResourceID, Clickable: true},
+			Expect: plan.Expectation{Kind: plan.ExpectChanged},
+		}
+	}
+	return keyStep("back", intent)
+}
+
+// navBack is an iPhone screen's navigation-bar Back button (WDA names it
+// "Back"; device/wda keeps the name as the element's id).
+func navBack(sc *scene.Scene) (scene.Element, bool) {
+	if sc == nil {
+		return scene.Element{}, false
+	}
+	for _, e := range sc.Elements {
+		if e.Class == "XCUIElementTypeButton" && e.ResourceID == "Back" && e.Clickable && sc.Visible(e) {
+			return e, true
+		}
+	}
+	return scene.Element{}, false
+}
+
 func keyStep(key, intent string) plan.PlannedStep {
 	return plan.PlannedStep{
 		Intent: intent,
