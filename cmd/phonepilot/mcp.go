@@ -109,7 +109,7 @@ func runMCP(cmd *cobra.Command, o mcpOptions, ready mcpReady) error {
 		return exitWith(1, fmt.Errorf("open database: %w", err))
 	}
 	defer store.Close()
-	devices := newServeDevices(cfg.deviceOptions(log))
+	devices := newServeDevices(cfg.deviceOptions(log), cfg.Device)
 	gate, err := cfg.gate()
 	if err != nil {
 		return exitWith(2, err)

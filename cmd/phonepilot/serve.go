@@ -128,7 +128,7 @@ func runServe(cmd *cobra.Command, o serveOptions, ready serveReady) error {
 			return exitWith(1, fmt.Errorf("open database: %w", err))
 		}
 		defer store.Close()
-		devices = newServeDevices(cfg.deviceOptions(log))
+		devices = newServeDevices(cfg.deviceOptions(log), cfg.Device)
 	}
 	acfg := api.Defaults()
 	acfg.Token = cfg.Serve.Token
@@ -280,15 +280,53 @@ func (r *runtimeRunner) Run(ctx context.Context, t storage.Task, dev device.Devi
 // sim or sim:NAME one in-process simulated phone kept while the server
 // runs; adb phones opened per task), as the task service and the API ask
 // for them.
-type serveDevices struct{ *backend.Set }
+type serveDevices struct {
+	*backend.Set
+	// operator are the device names the operator configured (--device,
+	// PHONEPILOT_DEVICE): a client may name them though no backend lists
+	// them.
+	operator map[string]bool
+}
 
 var (
 	_ api.Devices  = (*serveDevices)(nil)
 	_ task.Devices = (*serveDevices)(nil)
 )
 
-func newServeDevices(o deviceOptions) *serveDevices {
-	return &serveDevices{backend.NewSet(o)}
+func newServeDevices(o deviceOptions, operator ...string) *serveDevices {
+	d := &serveDevices{Set: backend.NewSet(o), operator: map[string]bool{}}
+	for _, n := range operator {
+		d.operator[n] = true
+	}
+	return d
+}
+
+// Check refuses a device a client (the API, an MCP client) names that this
+// server does not know: a client may name a simulated phone, a backend's
+// bare kind ("adb": the one attached), a device the operator configured,
+// or one a backend lists now (GET /v1/devices). Anything else, an
+// adb:HOST:PORT or wda:URL above all, would make the server connect to an
+// address of the client's choosing (the adb server would keep that
+// endpoint attached, send it its key and user@host, and take its
+// screens): connecting a new address is the operator's (adb connect, or
+// --device).
+func (d *serveDevices) Check(name string) error {
+	if err := d.Set.Check(name); err != nil {
+		return err
+	}
+	b, rest, _ := backend.Owner(name)
+	if b.Kept || rest == "" || d.operator[name] {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	list, _ := d.Set.List(ctx)
+	for _, l := range list {
+		if l.Name == name {
+			return nil
+		}
+	}
+	return fmt.Errorf("%q is not a device this server knows (see GET /v1/devices); connecting to a new phone or address is the operator's decision (adb connect on the server, or phonepilot's --device)", name)
 }
 
 // Open opens the device for one task. The device is the driver itself: its
