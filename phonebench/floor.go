@@ -32,12 +32,13 @@ import (
 //     element, a key or a finish: the first look that differs from the
 //     screen before the action); at least the cheapest read of any path
 //     (the helper's 5 ms), which a fast agent starts early enough to end
-//     at that moment;
+//     at that moment (none before finishing: an agent may finish on the
+//     last tool's answer);
 //   - nothing for closing a popup or an interruption, nor for the wait
 //     before and after it: a faster agent may have outrun it.
 //
 // It asks nobody for approval (a person's time is not the phone's).
-// TestFloorIsAFloor checks over the grid that no run of any policy comes
+// TestFloorOverTheGrid (and TestFloorHoldsOnTheHelperPath, TestShortPhonebench) check that no run of any policy comes
 // in under it.
 
 // floorCosts are the cheapest read and input of any path a policy takes.
@@ -93,9 +94,14 @@ func floor(ctx context.Context, u unit, params map[string]string) (time.Duration
 	for steps := 0; steps <= maxSteps; steps++ {
 		m := d.next(sc.Listing(), prev)
 		dismissal := !m.Finish && d.last == kindDismiss
-		if looks != nil && !dismissed && !dismissal {
+		switch {
+		case looks != nil && m.Finish && !dismissed:
+			// Finishing needs no read: an agent may finish on the last
+			// tool's answer (an app that is not installed).
+			total += earliest(looks, before, sc, m.Call).Sub(acted)
+		case looks != nil && !dismissed && !dismissal:
 			total += max(earliest(looks, before, sc, m.Call).Sub(acted), cheapRead)
-		} else if looks != nil && dismissal && !dismissed {
+		case looks != nil && dismissal && !dismissed:
 			// The popup is not this agent's to wait for: the screen's own
 			// change is.
 			total += max(earliest(looks, before, sc, tools.Call{}).Sub(acted), cheapRead)

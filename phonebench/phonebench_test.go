@@ -491,3 +491,22 @@ func TestFloorOverTheGrid(t *testing.T) {
 		underFloor(t, rep)
 	}
 }
+
+// On the helper's path, where phonepilot's runs come closest to it, no
+// run of any policy comes in under the floor (one seed of every task on
+// realistic and hostile, in English; the full grid is TestFloorOverTheGrid).
+func TestFloorHoldsOnTheHelperPath(t *testing.T) {
+	profiles := []string{"realistic", "hostile"}
+	if testing.Short() {
+		profiles = profiles[:1]
+	}
+	rep, err := Run(context.Background(), Options{Seeds: 1, FirstSeed: 1, Profiles: profiles, Locales: []string{"en"},
+		Observer: sim.ObserverHelper, ModelLatency: DefaultModelLatency})
+	if err != nil {
+		t.Fatal(err)
+	}
+	underFloor(t, rep)
+	if s, ok := rep.summary(PolicyReference, "realistic", "en"); !ok || s.TimeRatio < 1 {
+		t.Errorf("reference on the helper's path: time / floor %.2f (%+v)", s.TimeRatio, s)
+	}
+}
