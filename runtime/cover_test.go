@@ -56,6 +56,8 @@ func TestGuardRechecksTheApprovedScreenAfterTheWait(t *testing.T) {
 		{Index: 1, Parent: 0, Class: "android.widget.TextView", Text: "Paid", Bounds: scene.Bounds{Left: 100, Top: 1000, Right: 980, Bottom: 1100}}}}
 	ad := scene.Element{Index: 2, Parent: 0, Class: "android.widget.FrameLayout", ResourceID: "com.example.shop:id/ad_layer", Clickable: true,
 		Bounds: scene.Bounds{Right: 1080, Bottom: 2400}}
+	movedPay := pay
+	movedPay.Bounds.Top, movedPay.Bounds.Bottom = 1200, 1320
 	toast := scene.Element{Index: 2, Parent: 0, Class: "android.widget.TextView", ResourceID: "android:id/message", Text: "Coupon applied",
 		Bounds: scene.Bounds{Left: 357, Top: 1800, Right: 723, Bottom: 1900}}
 	for _, c := range []struct {
@@ -66,6 +68,7 @@ func TestGuardRechecksTheApprovedScreenAfterTheWait(t *testing.T) {
 	}{
 		{"another app in front, same-looking button", shop("com.example.phishing"), false, "the app in front changed from com.example.shop to com.example.phishing"},
 		{"an ad layer over the button", shop("com.example.shop", ad), false, "is covered by FrameLayout ad_layer"},
+		{"the button moved", &scene.Scene{Width: 1080, Height: 2400, Package: "com.example.shop", Elements: []scene.Element{root, movedPay}}, false, "is no longer the same"},
 		{"a toast beside the button", shop("com.example.shop", toast), true, ""},
 		{"nothing changed", shop("com.example.shop"), true, ""},
 	} {
@@ -112,5 +115,49 @@ func TestGuardRechecksTheApprovedScreenAfterTheWait(t *testing.T) {
 				t.Errorf("%d taps, %s (%s: %s); want no tap, failed approval_denied saying %q", taps, res.Status, res.Cause, res.Reason, c.reason)
 			}
 		})
+	}
+}
+
+// A system dialog that came up over the app after a tap (App isn't
+// responding, a permission request) ends the step: the retry would tap
+// the dialog's button where the app's was. The planner sees the dialog.
+func TestDialogAfterATapIsNotTappedByTheRetry(t *testing.T) {
+	add := scene.Element{Index: 0, Parent: -1, Package: "com.example.shop", Class: "android.widget.Button", Text: "Add to cart", Clickable: true, Enabled: true,
+		Bounds: scene.Bounds{Left: 100, Top: 2000, Right: 980, Bottom: 2200}}
+	shop := &scene.Scene{Width: 1080, Height: 2400, Package: "com.example.shop", Elements: []scene.Element{add}}
+	dialog := &scene.Scene{Width: 1080, Height: 2400, Package: "android", Elements: []scene.Element{add,
+		{Index: 1, Parent: -1, Package: "android", Class: "android.widget.FrameLayout", Bounds: scene.Bounds{Left: 60, Top: 900, Right: 1020, Bottom: 2300}},
+		{Index: 2, Parent: 1, Package: "android", Class: "android.widget.TextView", Text: "Shop isn't responding", Bounds: scene.Bounds{Left: 100, Top: 950, Right: 980, Bottom: 1050}},
+		{Index: 3, Parent: 1, Package: "android", Class: "android.widget.Button", Text: "Close app", Clickable: true, Enabled: true, Bounds: scene.Bounds{Left: 100, Top: 2000, Right: 980, Bottom: 2200}},
+	}}
+	var d *fake.Device
+	d = fake.NewFunc(func(h []fake.Call) (*scene.Scene, error) {
+		for _, c := range h {
+			if c.Method == fake.MethodTap {
+				return dialog, nil
+			}
+		}
+		return shop, nil
+	})
+	planner := planFunc(func(_ context.Context, in plan.Input) (plan.Decision, error) {
+		if len(in.History) > 0 {
+			return plan.Decision{Finish: &plan.Finish{Reason: "a dialog: " + in.Scene.Package}}, nil
+		}
+		return plan.Decision{Steps: []plan.PlannedStep{{Intent: "tap Add to cart", Call: tools.NewCall(tools.Tap, tools.TapArgs{Element: 0}),
+			Expect: plan.Expectation{Kind: plan.ExpectPresent, Target: scene.Selector{Field: scene.FieldText, Value: "Added to cart", Mode: scene.ModeExact}}}}}, nil
+	})
+	r, err := New(Defaults(), d, planner, Options{Clock: clock.NewFake(time.Unix(0, 0)), Logger: testlog.New(t), Gate: recordingGateAllow{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := r.Run(context.Background(), "add to cart")
+	taps := 0
+	for _, c := range d.Calls() {
+		if c.Method == fake.MethodTap {
+			taps++
+		}
+	}
+	if taps != 1 || len(res.Steps) != 1 || len(res.Steps[0].Attempts) != 1 {
+		t.Errorf("%d taps, steps %v; want one tap, then the planner facing the dialog", taps, intents(res))
 	}
 }
