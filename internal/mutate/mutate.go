@@ -176,6 +176,14 @@ func find(lines, want []string) []int {
 	return at
 }
 
+// Where is the file:line of m's first hunk in src ("" when it does not apply).
+func Where(m Mutation, src string) string {
+	if at := find(strings.Split(src, "\n"), m.Hunks[0].Find); len(at) == 1 {
+		return fmt.Sprintf("%s:%d", m.File, at[0]+1)
+	}
+	return ""
+}
+
 // ReadFile parses the list at path.
 func ReadFile(path string) ([]Mutation, error) {
 	f, err := os.Open(path)

@@ -67,6 +67,7 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	}
 	// Every mutation must apply before any test runs.
 	mutated := make([]string, len(todo))
+	where := make([]string, len(todo))
 	var stale []error
 	for i, m := range todo {
 		src, err := os.ReadFile(m.File)
@@ -74,6 +75,7 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 			stale = append(stale, fmt.Errorf("%s: %w: %v", m.Name(), ErrNoLongerApplies, err))
 			continue
 		}
+		where[i] = Where(m, string(src))
 		if mutated[i], err = Apply(m, string(src)); err != nil {
 			stale = append(stale, err)
 		}
@@ -85,6 +87,9 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 		return fmt.Errorf("%d of %d mutations no longer apply: update %s to the code", len(stale), len(todo), *list)
 	}
 	if *check {
+		for i, m := range todo {
+			fmt.Fprintf(w, "%-40s %s: %s\n", m.Name(), where[i], m.Desc)
+		}
 		fmt.Fprintf(w, "all %d mutations apply\n", len(todo))
 		return nil
 	}
@@ -159,7 +164,7 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 		case broken:
 			brokenNames = append(brokenNames, m.Name())
 		}
-		fmt.Fprintf(w, "%-7s %-40s %s (%s, %s)\n", o, m.Name(), m.Desc, why, time.Since(start).Round(time.Second))
+		fmt.Fprintf(w, "%-7s %-40s %s: %s (%s, %s)\n", o, m.Name(), where[i], m.Desc, why, time.Since(start).Round(time.Second))
 	}
 	fmt.Fprintln(w, "\ncaught / made, per package:")
 	var all tally
