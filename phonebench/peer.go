@@ -43,7 +43,7 @@ const maxObserveFailures = 10
 // through its input path, makes its extra commands and reads, and sleeps
 // its own wait for that kind of action.
 func (h *harness) peerLoop(ctx context.Context, r *run, pr peer) peerResult {
-	d := newDecider(script(r.u.t, r.u.locale, r.params))
+	d := newDecider(h.scriptOn(r.u.t, r.u.locale, r.params))
 	maxSteps := r.u.t.MaxSteps
 	if maxSteps <= 0 {
 		maxSteps = runtime.Defaults().MaxSteps
@@ -52,7 +52,18 @@ func (h *harness) peerLoop(ctx context.Context, r *run, pr peer) peerResult {
 	if h.opt.gate != nil {
 		gate = h.opt.gate
 	}
-	input := r.phone.DeviceVia(pr.input)
+	var input peerInput = r.phone.DeviceVia(pr.input)
+	look := func(ctx context.Context) (*scene.Scene, error) { return pr.look(ctx, r.phone) }
+	if h.opt.Platform == PlatformIOS {
+		// An iPhone's peer reads /source and acts through WDA, as every
+		// agent that drives an iPhone does.
+		dev, err := iosDevice(ctx, r.phone)
+		if err != nil {
+			return peerResult{status: lifecycle.Failed, cause: lifecycle.CauseStepFailed, reason: err.Error()}
+		}
+		input = iosInput{dev}
+		look = dev.Scene
+	}
 	start := r.clk.Now()
 	res := peerResult{}
 	end := func(status lifecycle.Status, cause lifecycle.Cause, reason string) peerResult {
@@ -67,7 +78,7 @@ func (h *harness) peerLoop(ctx context.Context, r *run, pr peer) peerResult {
 		if ctx.Err() != nil {
 			return cancelled()
 		}
-		sc, err := pr.look(ctx, r.phone)
+		sc, err := look(ctx)
 		if err != nil {
 			if ctx.Err() != nil {
 				return cancelled()
@@ -109,7 +120,7 @@ func (h *harness) peerLoop(ctx context.Context, r *run, pr peer) peerResult {
 			}
 		}
 		for i := 0; i < w.reads; i++ {
-			if _, err := pr.look(ctx, r.phone); err != nil && ctx.Err() != nil {
+			if _, err := look(ctx); err != nil && ctx.Err() != nil {
 				return cancelled()
 			}
 		}
@@ -152,3 +163,17 @@ func finishCause(steps []StepLine) lifecycle.Cause {
 	}
 	return lifecycle.CausePlannerGaveUp
 }
+
+// peerInput is what a peer acts through: a device that can also charge an
+// extra command of the agent's (a shell command it makes besides the
+// action).
+type peerInput interface {
+	device.Device
+	ChargeInput(ctx context.Context) error
+}
+
+// iosInput acts on the simulated iPhone through WDA; its peer makes no
+// extra commands.
+type iosInput struct{ device.Device }
+
+func (iosInput) ChargeInput(context.Context) error { return nil }

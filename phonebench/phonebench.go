@@ -91,6 +91,10 @@ type Options struct {
 	// peer-loop) read and drive the phone by (sim.ObserverUIAutomator when
 	// ""); the other peers take their own.
 	Observer sim.Observer
+	// Platform is the phone the tasks run on: PlatformAndroid (when "") or
+	// PlatformIOS (the simulated iPhone through WDA; phonepilot's policies
+	// and peer-loop only).
+	Platform string
 	// ModelLatency is one model call's time, added per call to every
 	// policy that calls a model (0: none).
 	ModelLatency time.Duration
@@ -151,6 +155,13 @@ func (o *Options) normalise() error {
 	}
 	if o.Seeds < 0 {
 		return fmt.Errorf("%w: seeds must be at least 1, got %d", ErrBadOptions, o.Seeds)
+	}
+	switch o.Platform {
+	case "":
+		o.Platform = PlatformAndroid
+	case PlatformAndroid, PlatformIOS:
+	default:
+		return fmt.Errorf("%w: unknown platform %q (use %s)", ErrBadOptions, o.Platform, strings.Join(Platforms, ", "))
 	}
 	obs, err := sim.ParseObserver(string(o.Observer))
 	if err != nil || (obs != sim.ObserverUIAutomator && obs != sim.ObserverHelper) {
@@ -348,6 +359,9 @@ func (h *harness) close() {
 // applies says whether policy pol runs task t in locale loc: the rule
 // policy only where the task offers a phrasing it covers.
 func (h *harness) applies(pol string, t tasks.Task, loc string) bool {
+	if h.opt.Platform == PlatformIOS && !iosPolicies[pol] {
+		return false
+	}
 	if pol == PolicyRule {
 		_, ok := t.RuleFor(loc, nil)
 		return ok
@@ -402,4 +416,13 @@ func script(t tasks.Task, locale string, params map[string]string) []tasks.Step 
 		return nil
 	}
 	return t.Script(locale, params)
+}
+
+// scriptOn is the script on the run's platform.
+func (h *harness) scriptOn(t tasks.Task, locale string, params map[string]string) []tasks.Step {
+	s := script(t, locale, params)
+	if h.opt.Platform == PlatformIOS {
+		return iosScript(s, locale)
+	}
+	return s
 }

@@ -18,10 +18,12 @@ type Record struct {
 	Kind    tasks.Kind `json:"kind"`
 	Locale  string     `json:"locale"`
 	Profile string     `json:"profile"`
-	Seed    int64      `json:"seed"`
-	Policy  string     `json:"policy"`
-	Goal    string     `json:"goal"`
-	Success bool       `json:"success"`
+	// Platform is the phone the run was on (android, ios).
+	Platform string `json:"platform"`
+	Seed     int64  `json:"seed"`
+	Policy   string `json:"policy"`
+	Goal     string `json:"goal"`
+	Success  bool   `json:"success"`
 	// Why says what the judge saw when Success is false.
 	Why    string           `json:"why,omitempty"`
 	Status lifecycle.Status `json:"status"`

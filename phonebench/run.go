@@ -81,7 +81,7 @@ func (h *harness) runPolicy(ctx context.Context, u unit, params map[string]strin
 		return Record{}, fmt.Errorf("simulator state: %w", err)
 	}
 	r := &run{u: u, params: params, policy: pol, phone: phone, clk: clk, start: start, goal: u.t.GoalFor(u.locale, params)}
-	rec := Record{Task: u.t.Name, Kind: u.t.Kind, Locale: u.locale, Profile: u.profile, Seed: u.seed, Policy: pol, Goal: r.goal}
+	rec := Record{Task: u.t.Name, Kind: u.t.Kind, Locale: u.locale, Profile: u.profile, Platform: h.opt.Platform, Seed: u.seed, Policy: pol, Goal: r.goal}
 	real := time.Now()
 	var (
 		status lifecycle.Status
@@ -102,7 +102,7 @@ func (h *harness) runPolicy(ctx context.Context, u unit, params map[string]strin
 			rec.Goal = r.goal
 			r.planner = rule.New()
 		case PolicyReference:
-			prov = &scripted{d: newDecider(script(u.t, u.locale, params))}
+			prov = &scripted{d: newDecider(h.scriptOn(u.t, u.locale, params))}
 			cfg := ai.Defaults()
 			cfg.Vision, cfg.Clock, cfg.Logger = false, clk, h.opt.Logger
 			r.planner = ai.NewWithProvider(cfg, prov)
@@ -114,8 +114,14 @@ func (h *harness) runPolicy(ctx context.Context, u unit, params map[string]strin
 			}
 			r.planner = &countedPlanner{Planner: p}
 		}
+		var dev device.Device = phone.Device()
+		if h.opt.Platform == PlatformIOS {
+			if dev, err = iosDevice(ctx, phone); err != nil {
+				return Record{}, err
+			}
+		}
 		_, res, err := h.svc.RunNow(ctx, task.Request{Goal: r.goal, Device: "sim:phonebench", Planner: pol, MaxSteps: u.t.MaxSteps},
-			&runDevice{Device: phone.Device(), r: r})
+			&runDevice{Device: dev, r: r})
 		if err != nil {
 			return Record{}, fmt.Errorf("task service: %w", err)
 		}

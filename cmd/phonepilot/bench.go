@@ -153,6 +153,7 @@ planner (--fixed-delay, --clock, --first-seed, --max-steps apply to it).`,
 	f.StringVar(&pb.HTML, "html", "", "write the HTML report to FILE")
 	f.DurationVar(&pb.PeerDelay, "peer-delay", phonebench.DefaultPeerDelay, "the peer loop's fixed sleep after each action")
 	f.StringVar(&pb.Observer, "observer", "uiautomator", "how phonepilot's policies read and drive the simulated phone, and so what it charges: uiautomator (one-shot dumps, input commands: what a real phone gets today) or helper (the on-device helper); the peers read their own way (docs/phonebench.md)")
+	f.StringVar(&pb.Platform, "platform", phonebench.PlatformAndroid, "the phone the tasks run on: "+strings.Join(phonebench.Platforms, " or ")+" (the simulated iPhone through WebDriverAgent's API; phonepilot's policies and peer-loop; docs/ios.md)")
 	f.DurationVar(&pb.ModelLatency, "model-latency", phonebench.DefaultModelLatency, "one model call's time, added per call to every policy that calls a model")
 	f.IntVar(&pb.Workers, "workers", 0, "runs at once (default: the number of CPUs)")
 	f.String("provider", "anthropic", "AI provider of the ai policy: anthropic or openai")
@@ -185,6 +186,8 @@ type phonebenchFlags struct {
 	// Observer is --observer; ModelLatency --model-latency.
 	Observer     string
 	ModelLatency time.Duration
+	// Platform is --platform.
+	Platform string
 }
 
 // localesOf reads --locale.
@@ -237,7 +240,7 @@ func runPhonebench(cmd *cobra.Command, pb phonebenchFlags) error {
 	first, _ := f.GetInt64("first-seed")
 	opt := phonebench.Options{Tasks: selected, Policies: pb.Policies, Profiles: pb.Profiles, Locales: locales,
 		Seeds: seeds, FirstSeed: first, PeerDelay: pb.PeerDelay, Workers: pb.Workers,
-		Observer: sim.Observer(pb.Observer), ModelLatency: pb.ModelLatency}
+		Observer: sim.Observer(pb.Observer), ModelLatency: pb.ModelLatency, Platform: pb.Platform}
 	if seeds < 1 {
 		return exitWith(2, fmt.Errorf("--seeds must be at least 1, got %d", seeds))
 	}
