@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"phonepilot/apps"
 	"phonepilot/scene"
 	"phonepilot/tools"
 )
@@ -168,13 +169,17 @@ func strictness(v Verdict) int {
 	return 0
 }
 
-// appOf is the package whose per-app rules apply: the app launch_app
-// names when it names a package, else the app in front.
+// appOf is the package whose per-app rules apply: for launch_app the app
+// it launches (its package, or the package the app table knows for its
+// name; none, so the global rules, for a name it does not know), never the
+// app in front; else the app in front.
 func appOf(in Input) string {
 	if a := actOf(in.Call); a.Kind == tools.ActLaunch {
-		if app := strings.TrimSpace(a.App); strings.Contains(app, ".") && !strings.Contains(app, " ") {
+		app := strings.TrimSpace(a.App)
+		if apps.LooksLikePackage(app) {
 			return app
 		}
+		return apps.Package(app)
 	}
 	if in.Scene != nil {
 		return in.Scene.Package

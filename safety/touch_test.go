@@ -100,3 +100,26 @@ func TestGrantByAnyTouchAndHarmlessKeys(t *testing.T) {
 		}
 	}
 }
+
+// A tap goes to the clickable element on top at its point: a row named by
+// the call whose middle holds a Delete icon deletes. A grant button of the
+// permission controller's dialog grants over any app, whichever package
+// the Scene names (the dialog is a window over the app in front).
+func TestWhatTheFingerLandsOn(t *testing.T) {
+	sc := build(app, n{kids: []n{
+		{class: "android.widget.LinearLayout", text: "Ana", click: true, b: scene.Bounds{Left: 0, Top: 900, Right: 1080, Bottom: 1100}, kids: []n{
+			{class: "android.widget.ImageView", desc: "Delete", click: true, b: scene.Bounds{Left: 440, Top: 900, Right: 640, Bottom: 1100}},
+		}},
+	}})
+	row := find(sc, "Ana")
+	if d := check(t, safety.Input{Scene: sc, Call: tapOn(row), Element: row}); d.Verdict != safety.Confirm || d.Category != safety.Delete {
+		t.Errorf("tap on a row with Delete under the finger: %s %s (%s), want confirm delete", d.Verdict, d.Category, d.Reason)
+	}
+	dialog := build("com.taobao.taobao", n{kids: []n{
+		{class: "android.widget.Button", text: "While using the app", pkg: "com.google.android.permissioncontroller", click: true, b: box(12)},
+	}})
+	grant := find(dialog, "While using the app")
+	if d := check(t, safety.Input{Scene: dialog, Call: tapOn(grant), Element: grant}); d.Verdict != safety.Confirm || d.Category != safety.Permission {
+		t.Errorf("a grant button over another app: %s %s (%s), want confirm permission", d.Verdict, d.Category, d.Reason)
+	}
+}

@@ -31,7 +31,7 @@ var allowedImports = map[string][]string{
 	"plan":              {"scene", "tools", "task/lifecycle"},
 	"plan/rule":         {"apps", "plan", "scene", "tools", "task/lifecycle"},
 	"plan/ai":           {"plan", "scene", "tools", "perception/frame", "internal/clock", "task/lifecycle"},
-	"safety":            {"scene", "tools"},
+	"safety":            {"apps", "scene", "tools"},
 	"plan/ai/anthropic": {"plan/ai", "plan", "tools", "scene", "perception/frame"},
 	"plan/ai/openai":    {"plan/ai", "plan", "tools", "scene", "perception/frame"},
 	// Test helpers shared by the AIPlanner's and the providers' tests.
