@@ -69,11 +69,31 @@ func (pr peer) look(ctx context.Context, p *sim.Phone) (*scene.Scene, error) {
 	return p.DeviceVia(pr.tree).Scene(ctx)
 }
 
+// actKind is what a call does to the phone, as its tool says (a peer's
+// waits follow the action, never a tool's name).
+func actKind(call tools.Call) tools.ActKind {
+	if t, ok := tools.Lookup(call.Name); ok {
+		return t.Act(call).Kind
+	}
+	return tools.ActNone
+}
+
+// swipes reports a call that drags a finger across the screen (a scroll),
+// from the inputs its tool declares.
+func swipes(call tools.Call) bool {
+	for _, in := range tools.Declare(call, nil).Inputs {
+		if in.Kind == tools.InputSwipe {
+			return true
+		}
+	}
+	return false
+}
+
 // peerFor returns the loop of a peer policy. observer is the bench's path
 // (peer-loop reads and acts through it) and delay peer-loop's fixed sleep.
 func peerFor(policy string, observer sim.Observer, delay time.Duration) peer {
 	gesture := func(call tools.Call, d time.Duration) time.Duration {
-		if call.Name == tools.Scroll {
+		if swipes(call) {
 			return max(d-tools.ScrollDuration, 0)
 		}
 		return 0
@@ -88,7 +108,7 @@ func peerFor(policy string, observer sim.Observer, delay time.Duration) peer {
 		return peer{tree: sim.ObserverPortal, input: sim.ObserverPortal, calls: 1, retry: time.Second,
 			way: func(call tools.Call) peerWay {
 				w := peerWay{wait: time.Second + gesture(call, time.Second)}
-				if call.Name == tools.LaunchApp {
+				if actKind(call) == tools.ActLaunch {
 					w.wait += time.Second
 				}
 				return w
@@ -103,7 +123,7 @@ func peerFor(policy string, observer sim.Observer, delay time.Duration) peer {
 		return peer{frame: sim.ObserverUIAutomator, input: sim.ObserverUIAutomator, calls: 1, retry: time.Second,
 			way: func(call tools.Call) peerWay {
 				w := peerWay{wait: time.Second + gesture(call, 1400*time.Millisecond)}
-				if call.Name == tools.TypeText {
+				if actKind(call) == tools.ActType {
 					w.wait, w.commands = 4*time.Second, 3
 				}
 				return w
@@ -115,7 +135,7 @@ func peerFor(policy string, observer sim.Observer, delay time.Duration) peer {
 		return peer{frame: sim.ObserverUIAutomator, input: sim.ObserverUIAutomator, calls: 1, retry: 300 * time.Millisecond,
 			way: func(call tools.Call) peerWay {
 				w := peerWay{wait: 300 * time.Millisecond}
-				if call.Name == tools.Scroll {
+				if swipes(call) {
 					w.wait += 500 * time.Millisecond
 				}
 				return w
@@ -130,10 +150,10 @@ func peerFor(policy string, observer sim.Observer, delay time.Duration) peer {
 		// focus the field.
 		return peer{tree: sim.ObserverHelper, frame: sim.ObserverHelper, input: sim.ObserverUIAutomator, calls: 2, retry: time.Second,
 			way: func(call tools.Call) peerWay {
-				switch call.Name {
-				case tools.LaunchApp:
+				switch actKind(call) {
+				case tools.ActLaunch:
 					return peerWay{wait: time.Second, commands: 1}
-				case tools.TypeText:
+				case tools.ActType:
 					return peerWay{reads: 1}
 				}
 				return peerWay{}
