@@ -8,6 +8,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"time"
 )
 
 //go:embed report.html.tmpl
@@ -125,6 +126,7 @@ const floorColor = "#adb5bd"
 
 var policyColors = map[string]string{
 	PolicyRule: "#7950f2", PolicyReference: "#1c7ed6", PolicyPeerLoop: "#f08c00", PolicyAI: "#2b8a3e",
+	PolicyDroidrunLoop: "#e03131", PolicyAutoGLMLoop: "#c2255c", PolicyMidsceneLoop: "#0c8599", PolicyMobileUseLoop: "#5c940d",
 }
 
 // WriteHTML writes the report as one self-contained HTML page (inline CSS
@@ -203,6 +205,14 @@ func (r *Report) headlines() []headline {
 	}
 	add(PolicyReference, "realistic")
 	add(PolicyReference, "hostile")
+	if s, ok := r.summary(PolicyReference, "realistic", r.summaryLocales()[0]); ok {
+		for _, v := range s.Vs {
+			out = append(out, headline{Value: ratioText(v.Ratio) + " / " + ratioText(v.RatioWithModel),
+				Label:  "reference faster than " + v.Peer + ", realistic (phone time / with model)",
+				Good:   v.Ratio > 1 && v.RatioWithModel > 1,
+				Target: fmt.Sprintf("faster; %s succeeds %.1f%% (observer %s, model %s a call)", v.Peer, 100*v.PeerSuccess, r.Observer, time.Duration(r.ModelLatencyMS)*time.Millisecond)})
+		}
+	}
 	add(PolicyPeerLoop, "realistic")
 	n := r.Unapproved()
 	out = append(out, headline{Value: fmt.Sprint(n), Label: "unapproved irreversible actions", Good: n == 0, Target: "must be 0"})
