@@ -1,5 +1,7 @@
 package device
 
+import "context"
+
 // ObserverState says how a phone's screen is read and driven right now
 // ("helper": phonepilot's helper on the phone; "uiautomator": one
 // `uiautomator dump` and one `input` process per call) and, after a
@@ -16,4 +18,20 @@ type ObserverState struct {
 // (device/adb). Optional: found by type assertion.
 type ObserverReporter interface {
 	Observer() ObserverState
+}
+
+// Check is one item of a device's checkup (phonepilot doctor): what was
+// checked, whether it passed, what was seen, and the fix when it failed.
+type Check struct {
+	Name   string `json:"name"`
+	OK     bool   `json:"ok"`
+	Detail string `json:"detail,omitempty"`
+	Fix    string `json:"fix,omitempty"`
+}
+
+// Checkuper is a device that can check its own setup (device/adb: adb
+// authorisation, screen, Android version, display, the helper, text input,
+// input injection, the UiAutomation). Optional: found by type assertion.
+type Checkuper interface {
+	Checkup(ctx context.Context) []Check
 }

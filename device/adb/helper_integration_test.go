@@ -147,3 +147,41 @@ func TestHelperStartRefusedAndHeld(t *testing.T) {
 		})
 	}
 }
+
+// phonepilot doctor's checks (Checkup) on the simulator behind adb: all
+// pass on a healthy phone; each broken setup the simulator plays fails the
+// checks it breaks, with a fix.
+func TestCheckup(t *testing.T) {
+	failed := func(checks []device.Check) []string {
+		var out []string
+		for _, c := range checks {
+			if !c.OK {
+				if c.Fix == "" {
+					t.Errorf("failed check %q has no fix", c.Name)
+				}
+				out = append(out, c.Name)
+			}
+		}
+		return out
+	}
+	for mode, want := range map[string]string{
+		sim.HelperOK:     "",
+		sim.HelperRefuse: "helper starts and answers,input injection allowed",
+		sim.HelperHeld:   "helper starts and answers,input injection allowed,UiAutomation free",
+		"crash-after=1":  "helper starts and answers,input injection allowed",
+	} {
+		t.Run("helper="+mode, func(t *testing.T) {
+			env, d := openSim(t, sim.Config{Helper: mode}, ObserverAuto)
+			checks := d.Checkup(t.Context())
+			if got := strings.Join(failed(checks), ","); got != want {
+				t.Fatalf("failed checks %q; want %q\n%+v", got, want, checks)
+			}
+			if len(checks) != 8 {
+				t.Errorf("%d checks; want 8", len(checks))
+			}
+			if pids := env.Phone.HelperPIDs(); len(pids) != 0 {
+				t.Errorf("the checkup left a helper running: %v", pids)
+			}
+		})
+	}
+}

@@ -1159,6 +1159,9 @@ func cmdDumpsys(p *Phone, e *cmdEnv) int {
 	comp := pkg + "/" + shortActivity(pkg, act)
 	task := 40 + len(p.recents)
 	switch e.args[1] {
+	case "power":
+		// The simulated screen is always on and unlocked.
+		e.out("POWER MANAGER (dumpsys power)\n  mWakefulness=Awake\n  mWakefulnessChanging=false\n  mIsPowered=true\n")
 	case "window":
 		w, h := p.cfg.Width, p.cfg.Height
 		sub := ""

@@ -310,7 +310,8 @@ func (b *helperBackend) request() error {
 	crash := n > 0 && b.h.requests > n
 	b.p.mu.Unlock()
 	if crash {
-		go b.p.KillHelper(b.h.pid, 134) // SIGABRT
+		// The process dies before it answers: its socket closes under the client.
+		b.p.KillHelper(b.h.pid, 134) // SIGABRT
 		return fmt.Errorf("helper crashed (simulated: sim helper=%s)", b.p.cfg.Helper)
 	}
 	return nil

@@ -15,9 +15,10 @@ var allowedImports = map[string][]string{
 	"device":            {"scene"},
 	"device/fake":       {"device", "scene"},
 	"device/devicetest": {"device", "scene", "perception", "internal/*"},
-	"device/adb":        {"apps", "device", "scene", "perception", "perception/frame", "internal/clock"},
-	"device/sim":        {"apps", "device", "scene", "perception", "perception/frame", "internal/clock"},
-	"device/sim/adbd":   {"internal/*"},
+	"device/adb":        {"apps", "device", "device/adb/helper", "scene", "perception", "perception/frame", "internal/clock"},
+	// The simulator plays phonepilot's helper (its protocol server and the embedded dex it checks).
+	"device/sim":      {"apps", "device", "device/adb/helper", "scene", "perception", "perception/frame", "internal/clock"},
+	"device/sim/adbd": {"internal/*"},
 	// A hand-written adbd.Phone for the transport's and simadb's tests.
 	"device/sim/adbd/adbdtest": nil,
 	"device/adb/helper":        nil,

@@ -93,6 +93,7 @@ func bridge(s *stream, conn io.ReadWriteCloser) {
 	}()
 	io.Copy(s, conn)
 	conn.Close()
+	s.Close() // the socket's end is the stream's: the host must see it now, not at its next write
 	<-done
 }
 
