@@ -35,7 +35,10 @@ import (
 //     at that moment (none before finishing: an agent may finish on the
 //     last tool's answer);
 //   - nothing for closing a popup or an interruption, nor for the wait
-//     before and after it: a faster agent may have outrun it.
+//     before and after it: a faster agent may have outrun it; nothing for
+//     a call made again after one that failed (an agent may give up on
+//     the first answer);
+//   - nothing at all on the fault-free phone, which charges nothing.
 //
 // It asks nobody for approval (a person's time is not the phone's).
 // TestFloorOverTheGrid (and TestFloorHoldsOnTheHelperPath, TestShortPhonebench) check that no run of any policy comes
@@ -71,6 +74,9 @@ func floor(ctx context.Context, u unit, params map[string]string) (time.Duration
 		maxSteps = runtime.Defaults().MaxSteps
 	}
 	cheapRead, cheapInput := floorCosts()
+	if simProfile(u.profile) == "" {
+		cheapRead, cheapInput = 0, 0 // the fault-free phone charges nothing
+	}
 	read := func() (look, error) {
 		sc, err := dev.Scene(ctx)
 		if err != nil {
@@ -90,10 +96,14 @@ func floor(ctx context.Context, u unit, params map[string]string) (time.Duration
 		before    *scene.Scene // the screen the last action acted on
 		looks     []look       // after the last action, up to ReadyAt
 		dismissed bool         // the last action closed a popup
+		failed    bool         // the last call failed
 	)
 	for steps := 0; steps <= maxSteps; steps++ {
 		m := d.next(sc.Listing(), prev)
-		dismissal := !m.Finish && d.last == kindDismiss
+		// A dismissal, or a call after one that failed without touching
+		// the phone (an app that is not installed): an agent that gives up
+		// on the first answer makes neither.
+		dismissal := !m.Finish && (d.last == kindDismiss || failed)
 		switch {
 		case looks != nil && m.Finish && !dismissed:
 			// Finishing needs no read: an agent may finish on the last
@@ -115,6 +125,7 @@ func floor(ctx context.Context, u unit, params map[string]string) (time.Duration
 		acted, before, dismissed = clk.Now(), sc, dismissal
 		res, err := tools.Run(ctx, dev, sc, m.Call, tools.RunOptions{Clock: clk})
 		prev = &outcome{OK: err == nil, Text: res.Text}
+		failed = err != nil
 		if err != nil {
 			prev.Text = err.Error()
 		}
