@@ -27,7 +27,7 @@ func newTestPhone(t testing.TB, cfg Config) *Phone {
 // (which cannot vanish: it lives in the process).
 func TestContract(t *testing.T) {
 	devicetest.Contract(t, devicetest.Target{
-		Open: func(t *testing.T) device.Device { return newTestPhone(t, Config{}).Device() },
+		Open:  func(t *testing.T) device.Device { return newTestPhone(t, Config{}).Device() },
 		Field: devicetest.OpenTaobaoSearch,
 		Cannot: map[string]string{
 			devicetest.CheckVanish: "an in-process simulated phone cannot go away",

@@ -55,7 +55,7 @@ var allowedImports = map[string][]string{
 	// The phonebench harness: policies over the runtime (through the task
 	// service, on a temporary SQLite store), the peer loop over a device,
 	// the floor, records and the report.
-	"phonebench": {"phonebench/tasks", "device", "device/sim", "scene", "tools", "plan", "plan/ai", "plan/rule", "runtime", "safety",
+	"phonebench": {"phonebench/tasks", "device", "device/sim", "device/sim/simwda", "device/wda", "scene", "tools", "plan", "plan/ai", "plan/rule", "runtime", "safety",
 		"task", "task/lifecycle", "storage", "storage/sqlite", "internal/clock"},
 	// The task service: queue, recorder, recovery, ownership.
 	"task": {"runtime", "storage", "device", "scene", "plan", "tools", "internal/*", "task/lifecycle"},
