@@ -87,7 +87,7 @@ func knock(t *testing.T, addr, method, path, host string, header map[string]stri
 }
 
 // Every listener phonepilot opens (serve, mcp --http with /mcp beside the
-// API, mcp --api, sim --control) has the door: a Host it is not known by is
+// API, mcp --api, sim --control, sim --wda) has the door: a Host it is not known by is
 // 421 on every path, a state-changing request from another origin is 403,
 // one whose body is not JSON is 415; its own requests pass.
 func TestEveryListenerHasTheDoor(t *testing.T) {
@@ -108,8 +108,12 @@ func TestEveryListenerHasTheDoor(t *testing.T) {
 		}), "/healthz", []string{"/v1/tasks", "/v1/tasks/x/answer"}},
 		"sim --control": {startListening(t, "sim", []string{"--adb", "127.0.0.1:0", "--control", "127.0.0.1:0"}, func(cmd *cobra.Command, ready func(string)) error {
 			return runSim(cmd.Context(), simOptions{adbAddr: "127.0.0.1:0", controlAddr: "127.0.0.1:0", locale: "en", seed: 1, size: "1080x2400"},
-				io.Discard, io.Discard, func(_, control string) { ready(control) })
+				io.Discard, io.Discard, func(_, control, _ string) { ready(control) })
 		}), "/state", []string{"/reset"}},
+		"sim --wda": {startListening(t, "sim", []string{"--wda", "127.0.0.1:0"}, func(cmd *cobra.Command, ready func(string)) error {
+			return runSim(cmd.Context(), simOptions{wdaAddr: "127.0.0.1:0", locale: "en", seed: 1, size: "1080x2400"},
+				io.Discard, io.Discard, func(_, _, wda string) { ready(wda) })
+		}), "/status", []string{"/session", "/wda/homescreen"}},
 	}
 	for name, l := range listeners {
 		_, port, _ := net.SplitHostPort(l.addr)

@@ -111,8 +111,8 @@ func checkListenAddr(flag, addr string) (loopback bool, err error) {
 	return ip != nil && ip.IsLoopback(), nil
 }
 
-// simReady receives the bound addresses (for tests); control is "" when off.
-type simReady func(adbAddr, controlAddr string)
+// simReady receives the bound addresses (for tests); each is "" when off.
+type simReady func(adbAddr, controlAddr, wdaAddr string)
 
 // runSim serves one simulated phone until ctx ends.
 func runSim(ctx context.Context, o simOptions, stdout, stderr io.Writer, ready simReady) error {
@@ -204,6 +204,15 @@ func runSim(ctx context.Context, o simOptions, stdout, stderr io.Writer, ready s
 		}
 	}
 
+	var wdaH http.Handler
+	if wdaLn != nil {
+		// WDA's API drives the phone: a web page must not reach it.
+		if wdaH, err = api.Door(wdaLn.Addr().String(), api.DoorConfig{}, simwda.New(phone)); err != nil {
+			closeAll()
+			return exitWith(2, err)
+		}
+	}
+
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	errs := make(chan error, 3)
@@ -224,7 +233,7 @@ func runSim(ctx context.Context, o simOptions, stdout, stderr io.Writer, ready s
 		}()
 	}
 	serveHTTP("control", controlLn, control)
-	serveHTTP("wda", wdaLn, simwda.New(phone))
+	serveHTTP("wda", wdaLn, wdaH)
 
 	adbAddr := ""
 	fmt.Fprintf(stdout, "simulated phone %s (%dx%d, locale %s, profile %s, seed %d)\n",
@@ -233,8 +242,9 @@ func runSim(ctx context.Context, o simOptions, stdout, stderr io.Writer, ready s
 		adbAddr = adbLn.Addr().String()
 		fmt.Fprintf(stdout, "adb:           adb connect %s\n", adbAddr)
 	}
+	wdaAddr := ""
 	if wdaLn != nil {
-		wdaAddr := wdaLn.Addr().String()
+		wdaAddr = wdaLn.Addr().String()
 		fmt.Fprintf(stdout, "iPhone (WDA):  http://%s  (phonepilot run --device wda:http://%s …)\n", wdaAddr, wdaAddr)
 	}
 	controlAddr := ""
@@ -245,7 +255,7 @@ func runSim(ctx context.Context, o simOptions, stdout, stderr io.Writer, ready s
 	}
 	fmt.Fprintln(stdout, "press Ctrl-C to stop")
 	if ready != nil {
-		ready(adbAddr, controlAddr)
+		ready(adbAddr, controlAddr, wdaAddr)
 	}
 
 	var runErr error
