@@ -200,3 +200,27 @@ func InFront(pkg, app string) bool {
 	}
 	return false
 }
+
+// withSearch are the apps with a search of their own that people use (a
+// search bar or a magnifier that opens a search page): where a goal's
+// "search for …" can happen, and what a goal that names no app is told.
+var withSearch = []string{"Taobao", "Tmall", "JD", "Pinduoduo", "WeChat", "Meituan", "Dianping", "Douyin", "Xiaohongshu",
+	"Bilibili", "Weibo", "Zhihu", "Baidu", "Settings", "Contacts", "Chrome", "YouTube", "Gmail", "Google Maps", "Play Store",
+	"Amazon", "Spotify", "Netflix", "Reddit"}
+
+// CanSearch reports whether the app with this package has a search of its
+// own (withSearch).
+func CanSearch(pkg string) bool {
+	for _, n := range withSearch {
+		a, ok := Lookup(n)
+		if !ok {
+			continue
+		}
+		for _, p := range a.Packages {
+			if strings.EqualFold(p, pkg) {
+				return true
+			}
+		}
+	}
+	return false
+}

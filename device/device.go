@@ -76,6 +76,13 @@ type AppStopper interface {
 	StopApp(ctx context.Context, pkg string) error
 }
 
+// PackageLister is implemented by devices that can list their installed
+// packages (adb's `pm list packages`, the simulator): the apps a goal names
+// are checked against them before the first action.
+type PackageLister interface {
+	Packages(ctx context.Context) ([]string, error)
+}
+
 // Sentinel errors a driver wraps (with %w) so callers can tell them apart.
 var (
 	// ErrDisconnected: the phone is gone (unplugged, adb lost it, simulator

@@ -7,6 +7,7 @@ import (
 	"context"
 	"time"
 
+	"phonepilot/apps"
 	"phonepilot/scene"
 	"phonepilot/task/lifecycle"
 	"phonepilot/tools"
@@ -31,6 +32,10 @@ type Input struct {
 	Reason string
 	// Stuck is set by the loop detector: a description of the loop seen.
 	Stuck string
+	// Apps are the phone's installed apps, when the device can list them
+	// (nil when not known): a planner checks the apps a goal names
+	// against them before the first action.
+	Apps []apps.Installed
 	// Answer is a person's answer to the question the previous step asked
 	// (ask_user), nil otherwise; Scene is then the phone as the person
 	// left it.
@@ -74,14 +79,33 @@ func (u Usage) Add(o Usage) Usage {
 // PlannedStep is one intended step: why, which tool call, on which element,
 // and what the screen should show afterwards.
 type PlannedStep struct {
-	Intent string     // "find the search box", "tap it", …
+	Intent string     // "find the search box", "tap it", …: prose, for people
 	Call   tools.Call // the capability tool call
+	// Tag is what the step is to the planner that built it, set where the
+	// step is built and carried into its StepRecord: a planner that reads
+	// its progress back from the history compares tags, never intents.
+	Tag Tag
 	// Target, when set, is resolved against the Scene of the moment by the
 	// Executor (waiting for it to appear), which then fills the call's
 	// "element" argument. When nil, the call's own arguments stand.
 	Target *scene.Selector
 	Expect Expectation
 }
+
+// Tag is a step's machine name: which kind of step of its planner it is,
+// for which part of the goal, on what. The zero Tag is a step no planner
+// tagged (the AIPlanner's, an MCP client's).
+type Tag struct {
+	Kind   TagKind `json:"kind,omitempty"`
+	Action int     `json:"action,omitempty"` // the part of the goal it serves, numbered by its planner
+	Arg    string  `json:"arg,omitempty"`    // what it acts on, when the kind needs it (a popup's button)
+}
+
+// TagKind names a kind of step. Each planner declares its own values.
+type TagKind string
+
+// Is reports whether t is of kind k for action i.
+func (t Tag) Is(k TagKind, i int) bool { return t.Kind == k && t.Action == i }
 
 // ExpectKind says what kind of change a step expects.
 type ExpectKind string
@@ -117,6 +141,7 @@ type Attempt struct {
 type StepRecord struct {
 	Number   int                  `json:"number"`
 	Intent   string               `json:"intent"`
+	Tag      Tag                  `json:"tag,omitzero"`
 	Call     tools.Call           `json:"call"`
 	Attempts []Attempt            `json:"attempts"`
 	Status   lifecycle.StepStatus `json:"status"`

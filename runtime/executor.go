@@ -79,7 +79,7 @@ func (e *executor) execute(ctx context.Context, number int, ps plan.PlannedStep,
 	start := e.clock.Now()
 	e.refusal = nil
 	rec := plan.StepRecord{
-		Number: number, Intent: ps.Intent, Call: ps.Call, Attempts: []plan.Attempt{},
+		Number: number, Intent: ps.Intent, Tag: ps.Tag, Call: ps.Call, Attempts: []plan.Attempt{},
 		Before: e.fp(planScene), Started: start,
 	}
 	actedOn := planScene // the Scene the call's element index refers to

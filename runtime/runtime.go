@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"phonepilot/apps"
 	"phonepilot/device"
 	"phonepilot/internal/clock"
 	"phonepilot/plan"
@@ -265,6 +266,7 @@ func (r *Runner) Run(ctx context.Context, goal string) Result {
 	if r.gate != nil {
 		exec.gate = r.gate
 	}
+	installed := r.installedApps(ctx)
 	var replan bool
 	var replanReason string
 	var answer *plan.Answer
@@ -304,6 +306,7 @@ func (r *Runner) Run(ctx context.Context, goal string) Result {
 			Replan:  replan,
 			Reason:  replanReason,
 			Stuck:   stuck,
+			Apps:    installed,
 			Answer:  answer,
 		}
 		answer = nil
@@ -404,7 +407,7 @@ func (r *Runner) ask(ctx context.Context, exec *executor, number int, ps plan.Pl
 	start := r.clock.Now()
 	exec.refusal = nil
 	fp := exec.fp(sc)
-	rec := plan.StepRecord{Number: number, Intent: ps.Intent, Call: ps.Call, Attempts: []plan.Attempt{}, Before: fp, After: fp, Started: start}
+	rec := plan.StepRecord{Number: number, Intent: ps.Intent, Tag: ps.Tag, Call: ps.Call, Attempts: []plan.Attempt{}, Before: fp, After: fp, Started: start}
 	end := func(status lifecycle.StepStatus, result string) plan.StepRecord {
 		a := plan.Attempt{Number: 1, Result: result, Duration: r.clock.Now().Sub(start)}
 		rec.Attempts = append(rec.Attempts, a)
@@ -494,4 +497,24 @@ func giveUpCause(f *plan.Finish, steps []plan.StepRecord) lifecycle.Cause {
 		return lifecycle.CauseStepFailed
 	}
 	return lifecycle.CausePlannerGaveUp
+}
+
+// installedApps lists the phone's apps for the planner, when the device can
+// say (nil when it cannot, or the listing failed: the planner then does not
+// check names against it).
+func (r *Runner) installedApps(ctx context.Context) []apps.Installed {
+	l, ok := r.dev.(device.PackageLister)
+	if !ok {
+		return nil
+	}
+	pkgs, err := l.Packages(ctx)
+	if err != nil {
+		r.log.Debug("listing the installed apps", "err", err)
+		return nil
+	}
+	out := make([]apps.Installed, 0, len(pkgs))
+	for _, p := range pkgs {
+		out = append(out, apps.Installed{Package: p, Names: apps.NamesOf(p)})
+	}
+	return out
 }

@@ -161,10 +161,10 @@ func TestSimCancelWhileTypingLeavesNoText(t *testing.T) {
 }
 
 // TestSimPartlyReadableGoalTouchesNothing: the rule planner refuses "open
-// Settings and turn on Bluetooth" before the phone is touched (issue 12: it
-// used to launch first and fail halfway).
+// Settings and turn on NFC" (a switch the phone does not have) before the
+// phone is touched (issue 12: it used to launch first and fail halfway).
 func TestSimPartlyReadableGoalTouchesNothing(t *testing.T) {
-	for loc, goal := range map[string]string{"en": "open Settings and turn on Bluetooth", "zh": "打开设置并打开蓝牙"} {
+	for loc, goal := range map[string]string{"en": "open Settings and turn on NFC", "zh": "打开设置并开启NFC"} {
 		clk := clock.NewFake(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC))
 		p, err := sim.New(sim.Config{Locale: loc, Clock: clk})
 		if err != nil {

@@ -13,6 +13,7 @@ const (
 	contactsList   = "com.android.contacts.activities.PeopleActivity"
 	contactsEditor = "com.android.contacts.activities.ContactEditorActivity"
 	contactsDetail = "com.android.contacts.quickcontact.QuickContactActivity"
+	contactsSearch = "com.android.contacts.activities.PeopleActivity$Search"
 )
 
 type contact struct {
@@ -32,6 +33,7 @@ type contactsApp struct {
 	stack     []*ctScreen
 	nameDraft string
 	telDraft  string
+	draft     string // the search field
 }
 
 func newContacts(p *Phone) *contactsApp {
@@ -59,6 +61,8 @@ func (a *contactsApp) activity() string {
 		return contactsEditor
 	case "detail":
 		return contactsDetail
+	case "search":
+		return contactsSearch
 	}
 	return contactsList
 }
@@ -82,6 +86,9 @@ func (a *contactsApp) state() any {
 	if top := a.top(); top.name == "detail" && top.index >= 0 && top.index < len(a.people) {
 		st["open"] = a.people[top.index].Name
 	}
+	if a.screen() == "search" {
+		st["search_query"] = a.draft
+	}
 	return st
 }
 
@@ -93,6 +100,13 @@ func (a *contactsApp) build(c *ui) []*node {
 		return a.editor(c)
 	case "detail":
 		return a.detail(c, s)
+	case "search":
+		var hits []searchHit
+		for i, p := range a.people {
+			i := i
+			hits = append(hits, searchHit{title: p.Name, sub: p.Phone, open: func() { a.stack = append(a.stack, &ctScreen{name: "detail", index: i}) }})
+		}
+		return searchPage(c, ctid, c.t("ct.search"), &a.draft, hits, func() { a.back() }, func() {})
 	default:
 		return a.listPage(c, s)
 	}
@@ -102,6 +116,13 @@ func (a *contactsApp) openEditor() {
 	a.nameDraft, a.telDraft = "", ""
 	a.stack = append(a.stack, &ctScreen{name: "editor"})
 	a.p.focus = focusKey{a.p.screenKey(), ctid("name_edit")}
+}
+
+// openSearch is the search bar's tap: the search page, its field focused.
+func (a *contactsApp) openSearch() {
+	a.draft = ""
+	a.stack = append(a.stack, &ctScreen{name: "search"})
+	a.p.focus = focusKey{a.p.screenKey(), ctid("search_src_text")}
 }
 
 func (a *contactsApp) save() {
@@ -134,6 +155,7 @@ func (a *contactsApp) listPage(c *ui, s *ctScreen) []*node {
 	r := c.content
 	y := r.Min.Y
 	search := &node{class: "android.widget.TextView", id: ctid("search_view"), text: c.t("ct.search"), r: rect(g.u(40), y+g.u(30), g.W-g.u(40), y+g.u(170)),
+		clickable: true, focusable: true, tap: a.openSearch,
 		look: look{bg: c.pal.field, radius: g.u(70), fg: c.pal.sub, size: g.u(44), center: true}}
 	listR := rect(0, y+g.u(200), g.W, r.Max.Y)
 	people := append([]contact(nil), a.people...)

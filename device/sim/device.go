@@ -29,6 +29,7 @@ var (
 	_ device.Facts         = (*Device)(nil)
 	_ device.AppStopper    = (*Device)(nil)
 	_ frame.Camera         = (*Device)(nil)
+	_ device.PackageLister = (*Device)(nil)
 )
 
 // Device returns the in-process driver of this phone, on Config.Observer's
@@ -46,6 +47,20 @@ func (p *Phone) DeviceVia(o Observer) *Device {
 
 // Observer is the path this driver reads and drives the phone by.
 func (d *Device) Observer() Observer { return d.obs }
+
+// Packages lists the installed apps' packages.
+func (d *Device) Packages(ctx context.Context) ([]string, error) {
+	if err := ctxErr(ctx, "packages"); err != nil {
+		return nil, err
+	}
+	d.p.mu.Lock()
+	defer d.p.mu.Unlock()
+	var out []string
+	for _, a := range d.p.installed() {
+		out = append(out, a.Package)
+	}
+	return out, nil
+}
 
 // Phone returns the simulated phone behind the driver.
 func (d *Device) Phone() *Phone { return d.p }

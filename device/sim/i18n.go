@@ -12,6 +12,7 @@ var strings2 = map[string][2]string{
 
 	// system
 	"sys.back":         {"Back", "返回"},
+	"search.none":      {"No results", "无结果"},
 	"sys.home":         {"Home", "主屏幕"},
 	"sys.overview":     {"Overview", "概览"},
 	"sys.battery":      {"Battery 85 percent.", "电池电量为百分之85。"},

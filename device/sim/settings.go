@@ -3,6 +3,7 @@ package sim
 import (
 	"image"
 	"image/color"
+	"strings"
 )
 
 const settingsPkg = "com.android.settings"
@@ -10,6 +11,9 @@ const settingsPkg = "com.android.settings"
 const (
 	settingsHome = "com.android.settings.homepage.SettingsHomepageActivity"
 	settingsSub  = "com.android.settings.SubSettings"
+	// Android's Settings search runs in Settings Intelligence; here it
+	// stays in the Settings package.
+	settingsSearch = "com.android.settings.intelligence.search.SearchActivity"
 )
 
 type stScreen struct {
@@ -24,6 +28,8 @@ type settingsApp struct {
 	dark      bool
 	airplane  bool
 	stack     []*stScreen
+	draft     string   // the search field
+	searches  []string // queries submitted in Settings' search
 }
 
 func newSettings(p *Phone) *settingsApp {
@@ -40,10 +46,42 @@ func (s *settingsApp) top() *stScreen              { return s.stack[len(s.stack)
 func (s *settingsApp) screen() string              { return s.top().name }
 
 func (s *settingsApp) activity() string {
-	if s.top().name == "main" {
+	switch s.top().name {
+	case "main":
 		return settingsHome
+	case "search":
+		return settingsSearch
 	}
 	return settingsSub
+}
+
+// openSearch is the search bar's tap: the search page, its field focused.
+func (s *settingsApp) openSearch() {
+	s.draft = ""
+	s.stack = append(s.stack, &stScreen{name: "search"})
+	s.p.focus = focusKey{s.p.screenKey(), sid("search_src_text")}
+}
+
+// searchIndex is what Settings' search finds: every main-page row, and
+// every row of the pages they open, read from the pages themselves.
+func (s *settingsApp) searchIndex(c *ui) []searchHit {
+	saved := s.stack
+	defer func() { s.stack = saved }()
+	var hits []searchHit
+	for _, it := range settingsMain {
+		page := it.page
+		open := func() { s.stack = append(s.stack, &stScreen{name: page}) }
+		hits = append(hits, searchHit{title: c.t(it.key), sub: c.t("st.title"), open: open})
+		s.stack = []*stScreen{{name: page}}
+		for _, n := range s.build(c) {
+			walk(n, func(k *node) {
+				if k.id == "android:id/title" && k.text != "" && k.text != c.t("st.nothing") {
+					hits = append(hits, searchHit{title: k.text, sub: c.t(it.key), open: open})
+				}
+			})
+		}
+	}
+	return hits
 }
 
 func (s *settingsApp) start(cold bool) {
@@ -61,7 +99,12 @@ func (s *settingsApp) back() bool {
 }
 
 func (s *settingsApp) state() any {
-	return map[string]any{"screen": s.screen(), "wifi": s.wifi, "bluetooth": s.bluetooth, "dark_theme": s.dark, "airplane_mode": s.airplane}
+	st := map[string]any{"screen": s.screen(), "wifi": s.wifi, "bluetooth": s.bluetooth, "dark_theme": s.dark, "airplane_mode": s.airplane,
+		"searches": nonNil(s.searches)}
+	if s.screen() == "search" {
+		st["search_query"] = s.draft
+	}
+	return st
 }
 
 type stItem struct {
@@ -100,6 +143,12 @@ func (s *settingsApp) build(c *ui) []*node {
 	switch top.name {
 	case "main":
 		return s.mainPage(c, top)
+	case "search":
+		return searchPage(c, sid, c.t("st.search"), &s.draft, s.searchIndex(c), func() { s.back() }, func() {
+			if q := strings.TrimSpace(s.draft); q != "" {
+				s.searches = append(s.searches, q)
+			}
+		})
 	case "network":
 		return s.page(c, top, "st.network", []*node{
 			s.toggleRow(c, "st.wifi", "", &s.wifi),
@@ -188,7 +237,7 @@ func (s *settingsApp) mainPage(c *ui, top *stScreen) []*node {
 	y := r.Min.Y
 	title := label(sid("homepage_title"), c.t("st.title"), rect(g.u(60), y+g.u(80), g.W-g.u(60), y+g.u(240)), g.u(96), c.pal.fg)
 	search := &node{class: "android.widget.LinearLayout", id: sid("search_action_bar"), desc: c.t("st.search"), r: rect(g.u(40), y+g.u(280), g.W-g.u(40), y+g.u(420)),
-		clickable: true, focusable: true, look: look{bg: c.pal.field, radius: g.u(70)},
+		clickable: true, focusable: true, tap: s.openSearch, look: look{bg: c.pal.field, radius: g.u(70)},
 		kids: []*node{label(sid("search_action_bar_title"), c.t("st.search"), rect(g.u(150), y+g.u(280), g.W-g.u(60), y+g.u(420)), g.u(44), c.pal.sub)}}
 	listR := rect(0, y+g.u(450), g.W, r.Max.Y)
 	lst := list("androidx.recyclerview.widget.RecyclerView", sid("recycler_view"), listR, len(settingsMain), g.u(200), &top.scroll,

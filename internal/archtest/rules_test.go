@@ -29,7 +29,7 @@ var allowedImports = map[string][]string{
 	// its camera), listing and labels; commands and servers loop over it.
 	"device/backend":    {"device", "device/adb", "device/sim", "device/sim/simwda", "device/wda", "device/devicetest", "perception/frame", "scene", "internal/*"},
 	"tools":             {"apps", "device", "scene", "internal/clock"},
-	"plan":              {"scene", "tools", "task/lifecycle"},
+	"plan":              {"apps", "scene", "tools", "task/lifecycle"},
 	"plan/rule":         {"apps", "plan", "scene", "tools", "task/lifecycle"},
 	"plan/ai":           {"plan", "scene", "tools", "perception/frame", "internal/clock", "task/lifecycle"},
 	"safety":            {"apps", "scene", "tools"},

@@ -66,6 +66,7 @@ func (w *work) askPerson(in plan.Input) ([]plan.PlannedStep, *plan.Finish, bool)
 			text := strings.TrimSpace(a.Text)
 			return []plan.PlannedStep{{
 				Intent: "type the person's answer",
+				Tag:    plan.Tag{Kind: tagAnswer, Action: noAction},
 				Call:   tools.NewCall(tools.TypeText, map[string]any{"text": text, "submit": true}),
 				Target: &sel,
 				Expect: plan.Expectation{Kind: plan.ExpectChanged},
@@ -79,6 +80,7 @@ func (w *work) askPerson(in plan.Input) ([]plan.PlannedStep, *plan.Finish, bool)
 	q := fmt.Sprintf("The phone shows %s (%s) that only you can pass. Please get through it on the phone and answer \"done\", or answer with the code to type.", what, app)
 	return []plan.PlannedStep{{
 		Intent: "ask a person to pass " + what,
+		Tag:    plan.Tag{Kind: tagAsk, Action: noAction},
 		Call:   tools.NewCall(tools.AskUser, tools.AskUserArgs{Question: q}),
 	}}, nil, true
 }
@@ -119,7 +121,7 @@ func trailingAsks(hist []plan.StepRecord) int {
 		switch {
 		case hist[i].Call.Name == tools.AskUser:
 			n++
-		case hist[i].Intent == "type the person's answer":
+		case hist[i].Tag.Kind == tagAnswer:
 		default:
 			return n
 		}

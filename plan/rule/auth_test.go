@@ -28,7 +28,7 @@ func captchaScreen() *scene.Scene {
 }
 
 func askStep(h int) plan.StepRecord {
-	return plan.StepRecord{Number: h, Intent: "ask a person to pass a login", Status: lifecycle.StepSucceeded,
+	return plan.StepRecord{Number: h, Intent: "ask a person to pass a login", Tag: plan.Tag{Kind: tagAsk, Action: noAction}, Status: lifecycle.StepSucceeded,
 		Call: tools.NewCall(tools.AskUser, tools.AskUserArgs{Question: "please"})}
 }
 

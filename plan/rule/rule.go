@@ -3,11 +3,20 @@
 // "打开淘宝搜索Mac mini"), and plans steps from the Scene of the moment and
 // the task's history. It needs no model and no network.
 //
-// It is stateless: progress is read from the steps already executed (each
-// action has a closing step intent), so the same Planner serves any number
-// of tasks. From the current Scene it dismisses popups, scrolls a bounded
-// number of times for a target that is off screen, goes back from a wrong
-// screen, and never repeats a step that already failed on the same screen.
+// It reads the whole goal before the first step: every word has a place
+// (an action, a context like "in Settings", a count like "twice", an
+// ordinal like "the first product"), or the goal is refused, naming the
+// words it could not place. It ends a task completed only on evidence: the
+// Scene shows the last clause's effect (the app in front, the results, the
+// item opened, the switch set, the list moved), and the final message says
+// what the screen shows.
+//
+// It is stateless: progress is read from the steps already executed by
+// their tags (plan.Tag, set where each step is built), so the same Planner
+// serves any number of tasks. From the current Scene it dismisses popups,
+// scrolls a bounded number of times for a target that is off screen, goes
+// back from a wrong screen, and never repeats a step that already failed on
+// the same screen.
 package rule
 
 import (
@@ -18,6 +27,7 @@ import (
 	"strings"
 	"sync"
 
+	"phonepilot/apps"
 	"phonepilot/plan"
 	"phonepilot/scene"
 	"phonepilot/task/lifecycle"
@@ -26,15 +36,53 @@ import (
 
 // Limits on the recovery moves of one action.
 const (
-	maxScrolls = 3 // scrolls looking for an off-screen target
-	maxBacks   = 2 // backs from a wrong screen
+	maxScrolls     = 3  // scrolls looking for an off-screen target
+	maxBacks       = 2  // backs from a wrong screen
+	maxEdgeScrolls = 15 // scrolls toward the end of a list before giving up on reaching it
 )
+
+// The kinds of step the rule Planner builds. Progress is read back from
+// them (plan.Tag), never from the intent sentence.
+const (
+	tagLaunch          plan.TagKind = "launch"       // closes a launch; Arg the app
+	tagRelaunch        plan.TagKind = "relaunch"     // back into the action's app; Arg the app
+	tagBackToApp       plan.TagKind = "back_to_app"  // back from another app
+	tagSearchBox       plan.TagKind = "search_box"   // tap what reveals the search field
+	tagSubmit          plan.TagKind = "submit"       // type the query and submit: closes a search
+	tagEnter           plan.TagKind = "enter"        // submit what is typed: closes a search
+	tagWaitResults     plan.TagKind = "wait_results" // the results are loading
+	tagWaitApp         plan.TagKind = "wait_app"     // the app shows nothing to use yet
+	tagTap             plan.TagKind = "tap"          // closes a tap
+	tagType            plan.TagKind = "type"         // closes a typing
+	tagScroll          plan.TagKind = "scroll"       // closes (once per count) a scroll
+	tagBack            plan.TagKind = "back"         // closes (once per count) a back
+	tagHome            plan.TagKind = "home"         // closes going home
+	tagPick            plan.TagKind = "pick"         // closes an ordinal pick; Arg the item's title
+	tagPickScroll      plan.TagKind = "pick_scroll"  // toward the end of the list, for "the last"
+	tagSwitchPage      plan.TagKind = "switch_page"  // open the page of a switch
+	tagSwitch          plan.TagKind = "switch"       // tap the switch: closes a switch
+	tagSwitchSeen      plan.TagKind = "switch_seen"  // the switch is already as wanted: closes a switch
+	tagLook            plan.TagKind = "look"         // scroll looking for a target; Arg what
+	tagLookBack        plan.TagKind = "look_back"    // go back looking for a target; Arg what
+	tagDismiss         plan.TagKind = "dismiss"      // close a popup; Arg its button
+	tagRetry           plan.TagKind = "retry"        // tap Retry on a page that failed to load; Arg the button
+	tagAsk             plan.TagKind = "ask"          // ask a person to pass a wall
+	tagAnswer          plan.TagKind = "answer"       // type a person's answer
+	noAction                        = -1             // a step that serves no one action (popups)
+	intentTapSearchBox              = "tap the search box"
+)
+
+// closing are the kinds of step that close an action of each kind.
+var closing = map[kind][]plan.TagKind{
+	actLaunch: {tagLaunch}, actSearch: {tagSubmit, tagEnter}, actTap: {tagTap}, actType: {tagType},
+	actScroll: {tagScroll}, actBack: {tagBack}, actHome: {tagHome}, actPick: {tagPick}, actSwitch: {tagSwitch, tagSwitchSeen},
+}
 
 // Planner is the rule Planner. Its only state is the last goal it read,
 // kept so that a task's goal is parsed once, not on every step.
 type Planner struct {
 	mu   sync.Mutex
-	goal string
+	key  string
 	last *parsed
 }
 
@@ -53,7 +101,10 @@ func (p *Planner) Plan(ctx context.Context, in plan.Input) (plan.Decision, error
 	if err := ctx.Err(); err != nil {
 		return plan.Decision{}, err
 	}
-	acts, err := p.parse(in.Goal)
+	acts, err := p.parse(in.Goal, in.Apps)
+	if err == nil {
+		err = checkApps(acts, in.Apps)
+	}
 	if err != nil {
 		return plan.Decision{Finish: &plan.Finish{Reason: err.Error(), Cause: lifecycle.CauseGoalNotUnderstood}}, nil
 	}
@@ -70,7 +121,7 @@ func (p *Planner) Plan(ctx context.Context, in plan.Input) (plan.Decision, error
 	st := progress(acts, in.Scene, in.History)
 	// A page that failed to load is not the goal reached, whatever the
 	// steps so far say: close what covers it, then Retry.
-	w0 := &work{goal: in.Goal, sc: in.Scene, fp: in.Scene.Fingerprint(), all: in.History, acts: acts}
+	w0 := &work{goal: in.Goal, sc: in.Scene, fp: in.Scene.Fingerprint(), all: in.History, acts: acts, cur: min(st.current, len(acts)-1)}
 	if step, fin, ok := w0.retryPage(); ok {
 		if fin != nil {
 			return plan.Decision{Finish: fin}, nil
@@ -86,8 +137,11 @@ func (p *Planner) Plan(ctx context.Context, in plan.Input) (plan.Decision, error
 		// last one did (onlyAPopup), which shows once it is closed.
 		return plan.Decision{Steps: append([]plan.PlannedStep{step}, w.sketchFrom(st.current)...)}, nil
 	}
+	if st.broken != "" {
+		return finish(false, st.broken), nil
+	}
 	if st.current == len(acts) {
-		return finish(true, summary(acts)), nil
+		return w.done(), nil
 	}
 	if steps, fin, ok := w.askPerson(in); ok {
 		if fin != nil {
@@ -108,11 +162,15 @@ func (p *Planner) Plan(ctx context.Context, in plan.Input) (plan.Decision, error
 	case actType:
 		steps, fin = w.typeText(a)
 	case actScroll:
-		steps = []plan.PlannedStep{scrollStep(a.dir, "scroll "+a.dir, plan.ExpectNothing)}
+		steps, fin = w.scroll(a)
 	case actBack:
-		steps = []plan.PlannedStep{backStep(w.sc, "go back")}
+		steps = []plan.PlannedStep{backStep(w.sc, "go back", w.tag(tagBack))}
 	case actHome:
-		steps = []plan.PlannedStep{keyStep("home", "go home")}
+		steps = []plan.PlannedStep{keyStep("home", "go home", w.tag(tagHome))}
+	case actPick:
+		steps, fin = w.pick(a)
+	case actSwitch:
+		steps, fin = w.toggle(a)
 	}
 	if fin != nil {
 		return plan.Decision{Finish: fin}, nil
@@ -120,14 +178,80 @@ func (p *Planner) Plan(ctx context.Context, in plan.Input) (plan.Decision, error
 	return plan.Decision{Steps: append(steps, w.sketchFrom(st.current+1)...)}, nil
 }
 
-func (p *Planner) parse(goal string) ([]action, error) {
+func (p *Planner) parse(goal string, installed []apps.Installed) ([]action, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.last == nil || p.goal != goal {
-		acts, err := parseGoal(goal)
-		p.goal, p.last = goal, &parsed{acts, err}
+	key := goal
+	for _, a := range installed {
+		key += "\x00" + a.Package
+	}
+	if p.last == nil || p.key != key {
+		acts, err := parseGoal(goal, installed)
+		p.key, p.last = key, &parsed{acts, err}
 	}
 	return p.last.acts, p.last.err
+}
+
+// checkApps checks the apps the goal names against the phone's, before the
+// first action: a goal that would open an app the phone does not have
+// after acting on something else is refused at once (when the goal starts
+// by opening it, the phone's own answer to the launch says so, with
+// nothing touched); a search that names no app to search in is refused
+// with the apps that can search.
+func checkApps(acts []action, installed []apps.Installed) error {
+	for i, a := range acts {
+		if a.kind == actSearch {
+			if _, ok := contextAt(acts, i); !ok {
+				return fmt.Errorf("%w: %q does not say which app to search in; name one (\"search for %s in <app>\")%s",
+					ErrUnreadable, a.clause, a.query, searchApps(installed))
+			}
+		}
+		if a.kind != actLaunch || installed == nil || i == 0 || isInstalled(a.app, installed) {
+			continue
+		}
+		return fmt.Errorf("%w: %q names %s, which is not an app on this phone (%s); it does not act on part of a goal",
+			ErrUnreadable, a.clause, strconv.Quote(a.app), apps.ClosestText(a.app, installed))
+	}
+	return nil
+}
+
+// isInstalled reports whether name is one of the installed apps.
+func isInstalled(name string, installed []apps.Installed) bool {
+	known, hasKnown := apps.Lookup(name)
+	k := apps.Key(name)
+	for _, in := range installed {
+		if strings.EqualFold(in.Package, name) {
+			return true
+		}
+		if hasKnown {
+			for _, p := range known.Packages {
+				if strings.EqualFold(p, in.Package) {
+					return true
+				}
+			}
+		}
+		for _, n := range in.Names {
+			if apps.Key(n) == k {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// searchApps names the installed apps with a search, for the refusal of a
+// search without an app.
+func searchApps(installed []apps.Installed) string {
+	var names []string
+	for _, in := range installed {
+		if apps.CanSearch(in.Package) {
+			names = append(names, in.String())
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return "; the apps on this phone that can search: " + strings.Join(names, ", ")
 }
 
 func finish(ok bool, reason string) plan.Decision {
@@ -136,26 +260,45 @@ func finish(ok bool, reason string) plan.Decision {
 
 // state is how far a task has come.
 type state struct {
-	current   int  // index of the first action not done (len(acts) when all are)
-	from      int  // first History entry belonging to the current action
-	submitted bool // the current (search) action's query was submitted
+	current   int    // index of the first action not done (len(acts) when all are)
+	from      int    // first History entry belonging to the current action
+	submitted bool   // the current (search) action's query was submitted
+	broken    string // an action whose closing steps show no effect: why the task fails
 }
 
-// progress walks the history: an action is done when its closing step
-// succeeded after the previous action was done. A search that ends the goal
-// is done only when its results are showing (no spinner).
+// progress walks the history: an action is done when its closing steps
+// (as many as its count) succeeded after the previous action was done. A
+// search that ends the goal is done only when its results are showing (no
+// spinner). A scroll or back that did not move the screen is not done: the
+// task fails saying so, rather than claim it.
 func progress(acts []action, sc *scene.Scene, hist []plan.StepRecord) state {
 	from := 0
 	for i, a := range acts {
-		idx := -1
-		for j := from; j < len(hist); j++ {
-			if hist[j].Status == lifecycle.StepSucceeded && closes(a, hist[j].Intent) && !onlyAPopup(hist, j) {
-				idx = j
-				break
+		n, idx, moved, need := 0, -1, 0, a.times()
+		if a.edge {
+			need = 1 // the one scroll that no longer moves the list
+		}
+		for j := from; j < len(hist) && n < need; j++ {
+			r := hist[j]
+			if r.Status != lifecycle.StepSucceeded || !closes(a, i, r.Tag) || onlyAPopup(hist, j) {
+				continue
+			}
+			idx = j
+			if a.edge && r.Changed {
+				continue // not at the end yet
+			}
+			n++
+			if r.Changed {
+				moved++
 			}
 		}
-		if idx < 0 {
+		if n < need {
 			return state{current: i, from: from}
+		}
+		if (a.kind == actScroll && !a.edge || a.kind == actBack) && moved < a.times() {
+			what := map[kind]string{actScroll: "scrolled " + a.dir, actBack: "went back"}[a.kind]
+			return state{current: i, from: from, broken: fmt.Sprintf("%s %s, but the screen moved %s: %q is not done (the screen shows %s)",
+				what, timesText(a.times()), timesText(moved), a.clause, describe(sc))}
 		}
 		if a.kind == actSearch && i == len(acts)-1 && spinner(sc) {
 			return state{current: i, from: from, submitted: true}
@@ -163,6 +306,31 @@ func progress(acts []action, sc *scene.Scene, hist []plan.StepRecord) state {
 		from = idx + 1
 	}
 	return state{current: len(acts), from: from}
+}
+
+func timesText(n int) string {
+	switch n {
+	case 0:
+		return "not once"
+	case 1:
+		return "once"
+	case 2:
+		return "twice"
+	}
+	return fmt.Sprintf("%d times", n)
+}
+
+// closes reports whether a step tagged t closes action a (the i-th).
+func closes(a action, i int, t plan.Tag) bool {
+	if t.Action != i {
+		return false
+	}
+	for _, k := range closing[a.kind] {
+		if t.Kind == k {
+			return true
+		}
+	}
+	return false
 }
 
 // onlyAPopup reports a step whose one effect was a popup: the popup came
@@ -175,7 +343,7 @@ func onlyAPopup(hist []plan.StepRecord, j int) bool {
 	if s.Before == "" || s.After == s.Before {
 		return false
 	}
-	for k := j + 1; k < len(hist) && strings.HasPrefix(hist[k].Intent, dismissIntent); k++ {
+	for k := j + 1; k < len(hist) && hist[k].Tag.Kind == tagDismiss; k++ {
 		if hist[k].Status == lifecycle.StepSucceeded && hist[k].After == s.Before {
 			return true
 		}
@@ -183,62 +351,12 @@ func onlyAPopup(hist []plan.StepRecord, j int) bool {
 	return false
 }
 
-// Intents of the steps that close each action. Progress is read back from
-// them, so they are built by these functions only.
+// Intents of the steps, for people (progress reads the tags).
 func launchIntent(app string) string   { return "launch " + app }
 func typeSubmitIntent(q string) string { return fmt.Sprintf("type %q and submit", q) }
 func enterIntent(q string) string      { return fmt.Sprintf("submit the search for %q", q) }
 func tapIntent(label string) string    { return fmt.Sprintf("tap %q", label) }
 func typeIntent(t string) string       { return fmt.Sprintf("type %q", t) }
-
-const (
-	dismissIntent      = "dismiss the popup"
-	intentTapSearchBox = "tap the search box"
-	intentWaitResults  = "wait for the results"
-)
-
-func closes(a action, intent string) bool {
-	switch a.kind {
-	case actLaunch:
-		return intent == launchIntent(a.app)
-	case actSearch:
-		return intent == typeSubmitIntent(a.query) || intent == enterIntent(a.query)
-	case actTap:
-		return intent == tapIntent(a.label)
-	case actType:
-		return intent == typeIntent(a.text)
-	case actScroll:
-		return intent == "scroll "+a.dir
-	case actBack:
-		return intent == "go back"
-	case actHome:
-		return intent == "go home"
-	}
-	return false
-}
-
-func summary(acts []action) string {
-	var parts []string
-	for _, a := range acts {
-		switch a.kind {
-		case actLaunch:
-			parts = append(parts, "opened "+a.app)
-		case actSearch:
-			parts = append(parts, fmt.Sprintf("searched for %q; the results are showing", a.query))
-		case actTap:
-			parts = append(parts, fmt.Sprintf("tapped %q", a.label))
-		case actType:
-			parts = append(parts, fmt.Sprintf("typed %q", a.text))
-		case actScroll:
-			parts = append(parts, "scrolled "+a.dir)
-		case actBack:
-			parts = append(parts, "went back")
-		case actHome:
-			parts = append(parts, "went home")
-		}
-	}
-	return "done: " + strings.Join(parts, ", ")
-}
 
 // lastFailure describes the most recent failed step, for reasons.
 func lastFailure(hist []plan.StepRecord) string {
@@ -254,7 +372,7 @@ func lastFailure(hist []plan.StepRecord) string {
 // (a scroll or back looking for something), else the last failure.
 func mainFailure(hist []plan.StepRecord) string {
 	for _, r := range hist {
-		if r.Status == lifecycle.StepFailed && !strings.Contains(r.Intent, " to look for ") {
+		if r.Status == lifecycle.StepFailed && r.Tag.Kind != tagLook && r.Tag.Kind != tagLookBack {
 			return failedStep(r)
 		}
 	}
@@ -285,26 +403,34 @@ type work struct {
 	cur    int
 }
 
-// failedHere returns the step with this intent that already failed on this
+// tag is the tag of a step of the current action.
+func (w *work) tag(k plan.TagKind) plan.Tag { return plan.Tag{Kind: k, Action: w.cur} }
+
+// tagOn is the tag of a step of the current action on arg.
+func (w *work) tagOn(k plan.TagKind, arg string) plan.Tag {
+	return plan.Tag{Kind: k, Action: w.cur, Arg: arg}
+}
+
+// failedHere returns the step with this tag that already failed on this
 // very screen: doing it again would fail again. A step a system dialog
 // interrupted (it ended with the dialog in front) does not count: once the
 // dialog is dismissed the same step can work.
-func (w *work) failedHere(intent string) (plan.StepRecord, bool) {
+func (w *work) failedHere(t plan.Tag) (plan.StepRecord, bool) {
 	for i := len(w.all) - 1; i >= 0; i-- {
 		r := w.all[i]
-		if r.Status == lifecycle.StepFailed && r.Intent == intent && r.Before == w.fp && !w.interrupted(r) {
+		if r.Status == lifecycle.StepFailed && r.Tag == t && r.Before == w.fp && !w.interrupted(r) {
 			return r, true
 		}
 	}
 	return plan.StepRecord{}, false
 }
 
-// failedHereTimes counts the steps with this intent that failed on this
-// very screen.
-func (w *work) failedHereTimes(intent string) int {
+// failedHereTimes counts the steps with this tag that failed on this very
+// screen.
+func (w *work) failedHereTimes(t plan.Tag) int {
 	n := 0
 	for _, r := range w.all {
-		if r.Status == lifecycle.StepFailed && r.Intent == intent && r.Before == w.fp && !w.interrupted(r) {
+		if r.Status == lifecycle.StepFailed && r.Tag == t && r.Before == w.fp && !w.interrupted(r) {
 			n++
 		}
 	}
@@ -326,11 +452,11 @@ func (w *work) interrupted(r plan.StepRecord) bool {
 	return r.After != r.Before && systemDialogPackage(pkg(r.After)) && !systemDialogPackage(pkg(r.Before))
 }
 
-// count is how many steps of the current action had this intent.
-func (w *work) count(intent string) int {
+// count is how many steps of the current action had this tag.
+func (w *work) count(t plan.Tag) int {
 	n := 0
 	for _, r := range w.hist {
-		if r.Intent == intent {
+		if r.Tag == t {
 			n++
 		}
 	}
@@ -343,15 +469,8 @@ func (w *work) appContext() string {
 	if a := w.acts[w.cur]; a.app != "" && a.kind != actLaunch {
 		return a.app
 	}
-	for i := w.cur - 1; i >= 0; i-- {
-		if w.acts[i].kind == actLaunch {
-			return w.acts[i].app
-		}
-		if w.acts[i].kind == actHome {
-			return ""
-		}
-	}
-	return ""
+	app, _ := contextAt(w.acts, w.cur)
+	return app
 }
 
 // wrongApp plans the way back into the action's app when another app is in
@@ -367,16 +486,16 @@ func (w *work) wrongApp() ([]plan.PlannedStep, *plan.Finish, bool) {
 		// spell, like 通讯录): no basis to call this screen wrong.
 		return nil, nil, false
 	}
-	back := "go back to " + app
+	back := w.tag(tagBackToApp)
 	onLauncher := strings.Contains(w.sc.Package, "launcher")
 	if w.count(back) < maxBacks && !onLauncher {
 		if _, failed := w.failedHere(back); !failed {
-			return []plan.PlannedStep{backStep(w.sc, back)}, nil, true
+			return []plan.PlannedStep{backStep(w.sc, "go back to "+app, back)}, nil, true
 		}
 	}
-	again := "open " + app + " again"
+	again := w.tagOn(tagRelaunch, app)
 	if w.count(again) < 1 {
-		return []plan.PlannedStep{launchStep(app, again)}, nil, true
+		return []plan.PlannedStep{launchStep(app, "open "+app+" again", again)}, nil, true
 	}
 	return nil, &plan.Finish{Reason: fmt.Sprintf("%s is not in front (%s is) and going back did not return to it", app, w.sc.Package)}, true
 }
@@ -389,7 +508,7 @@ func (w *work) packageOf(app string) string {
 	}
 	for i := len(w.all) - 1; i >= 0; i-- {
 		r := w.all[i]
-		if r.Status != lifecycle.StepSucceeded || (r.Intent != launchIntent(app) && r.Intent != "open "+app+" again") {
+		if r.Status != lifecycle.StepSucceeded || (r.Tag.Kind != tagLaunch && r.Tag.Kind != tagRelaunch) || r.Tag.Arg != app {
 			continue
 		}
 		for _, sc := range w.scenes {
@@ -405,25 +524,25 @@ func (w *work) packageOf(app string) string {
 }
 
 func (w *work) launch(a action) ([]plan.PlannedStep, *plan.Finish) {
-	intent := launchIntent(a.app)
+	t := w.tagOn(tagLaunch, a.app)
 	for _, r := range w.hist {
-		if r.Intent == intent && r.Status == lifecycle.StepFailed {
+		if r.Tag == t && r.Status == lifecycle.StepFailed {
 			// Launching failed (not installed, or it never came to the
 			// front after the retries): launching again will not help.
 			return nil, &plan.Finish{Reason: failedStep(r)}
 		}
 	}
-	return []plan.PlannedStep{launchStep(a.app, intent)}, nil
+	return []plan.PlannedStep{launchStep(a.app, launchIntent(a.app), t)}, nil
 }
 
 func (w *work) search(a action, submitted bool) ([]plan.PlannedStep, *plan.Finish) {
 	q := a.query
 	if submitted {
 		// The query went in; the results are still loading.
-		if r, failed := w.failedHere(intentWaitResults); failed {
+		if r, failed := w.failedHere(w.tag(tagWaitResults)); failed {
 			return nil, &plan.Finish{Reason: failedStep(r)}
 		}
-		return []plan.PlannedStep{waitStep(intentWaitResults, spinnerSelector(w.sc))}, nil
+		return []plan.PlannedStep{waitStep("wait for the results", spinnerSelector(w.sc), w.tag(tagWaitResults))}, nil
 	}
 	if steps, fin, ok := w.wrongApp(); ok {
 		return steps, fin
@@ -432,12 +551,12 @@ func (w *work) search(a action, submitted bool) ([]plan.PlannedStep, *plan.Finis
 		return []plan.PlannedStep{step}, nil
 	}
 	if field, ok := w.searchField(); ok {
-		intent := typeSubmitIntent(q)
-		if r, failed := w.failedHere(intent); failed {
+		if r, failed := w.failedHere(w.tag(tagSubmit)); failed {
 			if fieldHas(field, q) {
-				if _, enterFailed := w.failedHere(enterIntent(q)); !enterFailed {
+				if _, enterFailed := w.failedHere(w.tag(tagEnter)); !enterFailed {
 					return []plan.PlannedStep{{
 						Intent: enterIntent(q),
+						Tag:    w.tag(tagEnter),
 						Call:   tools.NewCall(tools.PressKey, map[string]string{"key": "enter"}),
 						Expect: plan.Expectation{Kind: plan.ExpectChanged},
 					}}, nil
@@ -445,20 +564,28 @@ func (w *work) search(a action, submitted bool) ([]plan.PlannedStep, *plan.Finis
 			}
 			return nil, &plan.Finish{Reason: failedStep(r)}
 		}
-		return []plan.PlannedStep{typeSubmitStep(q, selectorFor(w.sc, field, false))}, nil
+		return []plan.PlannedStep{typeSubmitStep(q, selectorFor(w.sc, field, false), w.tag(tagSubmit))}, nil
 	}
-	if entry, ok := w.searchEntry(); ok {
-		return []plan.PlannedStep{
-			{
-				Intent: intentTapSearchBox,
-				Call:   tools.NewCall(tools.Tap, map[string]any{}),
-				Target: ptr(selectorFor(w.sc, entry, true)),
-				Expect: plan.Expectation{Kind: plan.ExpectChanged},
-			},
-			typeSubmitStep(q, editableSelector()),
-		}, nil
+	if step, ok := w.tapSearchBox(); ok {
+		return []plan.PlannedStep{step, typeSubmitStep(q, editableSelector(), w.tag(tagSubmit))}, nil
 	}
 	return w.lookFor("the search box", "up")
+}
+
+// tapSearchBox plans tapping what reveals the search field: a search bar
+// that opens a search page, a magnifier.
+func (w *work) tapSearchBox() (plan.PlannedStep, bool) {
+	entry, ok := w.searchEntry()
+	if !ok {
+		return plan.PlannedStep{}, false
+	}
+	return plan.PlannedStep{
+		Intent: intentTapSearchBox,
+		Tag:    w.tag(tagSearchBox),
+		Call:   tools.NewCall(tools.Tap, map[string]any{}),
+		Target: ptr(selectorFor(w.sc, entry, true)),
+		Expect: plan.Expectation{Kind: plan.ExpectChanged},
+	}, true
 }
 
 // waitForApp plans waiting while the app shows nothing to interact with
@@ -467,15 +594,16 @@ func (w *work) waitForApp() (plan.PlannedStep, bool) {
 	if interactive(w.sc) {
 		return plan.PlannedStep{}, false
 	}
-	intent := "wait for the app to load"
-	if w.count(intent) >= 2 {
+	t := w.tag(tagWaitApp)
+	if w.count(t) >= 2 {
 		return plan.PlannedStep{}, false
 	}
-	if _, failed := w.failedHere(intent); failed {
+	if _, failed := w.failedHere(t); failed {
 		return plan.PlannedStep{}, false
 	}
 	return plan.PlannedStep{
-		Intent: intent,
+		Intent: "wait for the app to load",
+		Tag:    t,
 		Call:   tools.NewCall(tools.Wait, map[string]float64{"seconds": 0.1}),
 		Expect: plan.Expectation{Kind: plan.ExpectChanged},
 	}, true
@@ -484,23 +612,29 @@ func (w *work) waitForApp() (plan.PlannedStep, bool) {
 // lookFor scrolls (bounded) toward a target that is not on the screen, then
 // goes back from what may be a wrong screen, then gives up.
 func (w *work) lookFor(what, dir string) ([]plan.PlannedStep, *plan.Finish) {
-	scroll := fmt.Sprintf("scroll %s to look for %s", dir, what)
-	if w.count(scroll) < maxScrolls {
+	scroll := w.tagOn(tagLook, what)
+	if w.count(scroll) < maxScrolls && scrollable(w.sc) {
 		if _, failed := w.failedHere(scroll); !failed {
-			return []plan.PlannedStep{scrollStep(dir, scroll, plan.ExpectChanged)}, nil
+			return []plan.PlannedStep{scrollStep(dir, fmt.Sprintf("scroll %s to look for %s", dir, what), plan.ExpectChanged, scroll)}, nil
 		}
 	}
-	back := "go back to look for " + what
+	back := w.tagOn(tagLookBack, what)
 	if w.count(back) < 1 && w.navigated() {
 		if _, failed := w.failedHere(back); !failed {
-			return []plan.PlannedStep{backStep(w.sc, back)}, nil
+			return []plan.PlannedStep{backStep(w.sc, "go back to look for "+what, back)}, nil
 		}
 	}
 	n := w.count(scroll)
-	reason := fmt.Sprintf("could not find %s on the screen (scrolled %s %d time%s)", what, dir, n, plural(n))
+	reason := fmt.Sprintf("could not find %s on the screen", what)
+	if n > 0 || scrollable(w.sc) {
+		reason += fmt.Sprintf(" (scrolled %s %d time%s)", dir, n, plural(n))
+	} else {
+		reason += " (nothing on it scrolls)"
+	}
 	if f := mainFailure(w.hist); f != "" {
 		reason += "; " + f
 	}
+	reason += "; the screen shows " + describe(w.sc)
 	reason += w.languageNote()
 	return nil, &plan.Finish{Reason: reason}
 }
@@ -509,11 +643,38 @@ func (w *work) lookFor(what, dir string) ([]plan.PlannedStep, *plan.Finish) {
 // (so going back may lead somewhere useful).
 func (w *work) navigated() bool {
 	for _, r := range w.hist {
-		if r.Changed && !strings.HasPrefix(r.Intent, "scroll ") && !strings.HasPrefix(r.Intent, "dismiss ") {
+		switch r.Tag.Kind {
+		case tagLook, tagScroll, tagDismiss, tagPickScroll:
+			continue
+		}
+		if r.Changed {
 			return true
 		}
 	}
 	return false
+}
+
+// synonyms are words a button may use for what a goal says ("Add
+// contact" is "Create contact" on Android's Contacts).
+var synonyms = [][]string{{"add", "create", "new"}, {"添加", "新建", "创建"}, {"delete", "remove"}, {"删除", "移除"}}
+
+// variants are label with each word swapped for its synonyms.
+func variants(label string) []string {
+	var out []string
+	low := strings.ToLower(label)
+	for _, set := range synonyms {
+		for _, w := range set {
+			if !strings.Contains(low, w) {
+				continue
+			}
+			for _, o := range set {
+				if o != w {
+					out = append(out, strings.Replace(low, w, o, 1))
+				}
+			}
+		}
+	}
+	return out
 }
 
 func (w *work) tap(a action) ([]plan.PlannedStep, *plan.Finish) {
@@ -523,15 +684,23 @@ func (w *work) tap(a action) ([]plan.PlannedStep, *plan.Finish) {
 	if step, ok := w.waitForApp(); ok {
 		return []plan.PlannedStep{step}, nil
 	}
-	intent := tapIntent(a.label)
-	if r, failed := w.failedHere(intent); failed {
+	t := w.tag(tagTap)
+	if r, failed := w.failedHere(t); failed {
 		return nil, &plan.Finish{Reason: failedStep(r)}
 	}
 	// The label as written (exactly or contained) wins over a look-alike:
 	// "Location" must not tap "Notifications", a fuzzy match, while the
-	// Location row is one scroll away. A fuzzy match (a typo in the goal) is
-	// taken only once scrolling found nothing better.
+	// Location row is one scroll away. The label with a synonym ("Add
+	// contact" as "Create contact") comes next, then scrolling; a fuzzy
+	// match (a typo in the goal) is taken only once scrolling found
+	// nothing better.
 	sel, ok := w.labelled(a.label, scene.ModeContains)
+	for _, v := range variants(a.label) {
+		if ok {
+			break
+		}
+		sel, ok = w.labelled(v, scene.ModeContains)
+	}
 	if !ok {
 		steps, fin := w.lookFor(strconv.Quote(a.label), "down")
 		if fin == nil {
@@ -542,7 +711,8 @@ func (w *work) tap(a action) ([]plan.PlannedStep, *plan.Finish) {
 		}
 	}
 	return []plan.PlannedStep{{
-		Intent: intent,
+		Intent: tapIntent(a.label),
+		Tag:    t,
 		Call:   tools.NewCall(tools.Tap, map[string]any{}),
 		Target: &sel,
 		Expect: plan.Expectation{Kind: plan.ExpectChanged},
@@ -562,8 +732,8 @@ func (w *work) labelled(label string, mode scene.Mode) (scene.Selector, bool) {
 }
 
 func (w *work) typeText(a action) ([]plan.PlannedStep, *plan.Finish) {
-	intent := typeIntent(a.text)
-	if r, failed := w.failedHere(intent); failed {
+	t := w.tag(tagType)
+	if r, failed := w.failedHere(t); failed {
 		return nil, &plan.Finish{Reason: failedStep(r)}
 	}
 	var sel scene.Selector
@@ -573,6 +743,12 @@ func (w *work) typeText(a action) ([]plan.PlannedStep, *plan.Finish) {
 		if _, ok := w.sc.Resolve(sel); !ok {
 			if el, ok := w.fieldNamed(a.field); ok {
 				sel = selectorFor(w.sc, el, false)
+			} else if el, ok := w.searchField(); ok && containsAny(fold(a.field), searchWords) {
+				sel = selectorFor(w.sc, el, false)
+			} else if step, ok := w.tapSearchBox(); ok && containsAny(fold(a.field), searchWords) && w.count(w.tag(tagSearchBox)) == 0 {
+				// "into the search box" where the screen shows a search
+				// bar: tapping it reveals the field.
+				return []plan.PlannedStep{step}, nil
 			} else {
 				return w.lookFor(fmt.Sprintf("the field %q", a.field), "down")
 			}
@@ -583,16 +759,49 @@ func (w *work) typeText(a action) ([]plan.PlannedStep, *plan.Finish) {
 			el, ok = w.firstEditable()
 		}
 		if !ok {
-			return nil, &plan.Finish{Reason: fmt.Sprintf("no text field on the screen to type %q into", a.text)}
+			return nil, &plan.Finish{Reason: fmt.Sprintf("no text field on the screen to type %q into; the screen shows %s", a.text, describe(w.sc))}
 		}
 		sel = selectorFor(w.sc, el, false)
 	}
 	return []plan.PlannedStep{{
-		Intent: intent,
+		Intent: typeIntent(a.text),
+		Tag:    t,
 		Call:   tools.NewCall(tools.TypeText, map[string]any{"text": a.text}),
 		Target: &sel,
 		Expect: plan.Expectation{Kind: plan.ExpectFieldText, Text: a.text},
 	}}, nil
+}
+
+// scroll plans one scroll of a counted scroll, or the next one toward the
+// end of the list for "scroll to the bottom".
+func (w *work) scroll(a action) ([]plan.PlannedStep, *plan.Finish) {
+	if steps, fin, ok := w.wrongApp(); ok {
+		return steps, fin
+	}
+	t := w.tag(tagScroll)
+	if a.edge && w.count(t) >= maxEdgeScrolls {
+		return nil, &plan.Finish{Reason: fmt.Sprintf("scrolled %s %d times and the list has not ended; the screen shows %s", a.dir, maxEdgeScrolls, describe(w.sc))}
+	}
+	if !scrollable(w.sc) {
+		return nil, &plan.Finish{Reason: fmt.Sprintf("%q: nothing on the screen scrolls; the screen shows %s", a.clause, describe(w.sc))}
+	}
+	intent := "scroll " + a.dir
+	if a.edge {
+		intent += " toward the " + map[string]string{"down": "bottom", "up": "top", "left": "start", "right": "end"}[a.dir]
+	} else if a.times() > 1 {
+		intent += fmt.Sprintf(" (%d of %d)", w.count(t)+1, a.times())
+	}
+	return []plan.PlannedStep{scrollStep(a.dir, intent, plan.ExpectNothing, t)}, nil
+}
+
+// scrollable reports whether anything on the screen scrolls.
+func scrollable(sc *scene.Scene) bool {
+	for _, el := range sc.Elements {
+		if el.Scrollable && sc.Visible(el) {
+			return true
+		}
+	}
+	return false
 }
 
 // sketchFrom outlines the actions from index i on, as the plan of record:
@@ -601,56 +810,74 @@ func (w *work) sketchFrom(i int) []plan.PlannedStep {
 	var out []plan.PlannedStep
 	for ; i < len(w.acts); i++ {
 		a := w.acts[i]
+		tg := func(k plan.TagKind) plan.Tag { return plan.Tag{Kind: k, Action: i} }
 		switch a.kind {
 		case actLaunch:
-			out = append(out, launchStep(a.app, launchIntent(a.app)))
+			out = append(out, launchStep(a.app, launchIntent(a.app), plan.Tag{Kind: tagLaunch, Action: i, Arg: a.app}))
 		case actSearch:
 			out = append(out,
 				plan.PlannedStep{
 					Intent: intentTapSearchBox,
+					Tag:    tg(tagSearchBox),
 					Call:   tools.NewCall(tools.Tap, map[string]any{}),
 					Target: &scene.Selector{Field: scene.FieldID, Value: "search", Mode: scene.ModeContains, Clickable: true},
 					Expect: plan.Expectation{Kind: plan.ExpectChanged},
 				},
-				typeSubmitStep(a.query, editableSelector()))
+				typeSubmitStep(a.query, editableSelector(), tg(tagSubmit)))
 		case actTap:
 			out = append(out, plan.PlannedStep{
-				Intent: tapIntent(a.label), Call: tools.NewCall(tools.Tap, map[string]any{}),
+				Intent: tapIntent(a.label), Tag: tg(tagTap), Call: tools.NewCall(tools.Tap, map[string]any{}),
 				Target: &scene.Selector{Value: a.label, Clickable: true},
 				Expect: plan.Expectation{Kind: plan.ExpectChanged},
 			})
 		case actType:
 			out = append(out, plan.PlannedStep{
-				Intent: typeIntent(a.text), Call: tools.NewCall(tools.TypeText, map[string]any{"text": a.text}),
+				Intent: typeIntent(a.text), Tag: tg(tagType), Call: tools.NewCall(tools.TypeText, map[string]any{"text": a.text}),
 				Target: ptr(editableSelector()),
 				Expect: plan.Expectation{Kind: plan.ExpectFieldText, Text: a.text},
 			})
 		case actScroll:
-			out = append(out, scrollStep(a.dir, "scroll "+a.dir, plan.ExpectNothing))
+			for n := 0; n < a.times(); n++ {
+				out = append(out, scrollStep(a.dir, "scroll "+a.dir, plan.ExpectNothing, tg(tagScroll)))
+			}
 		case actBack:
-			out = append(out, keyStep("back", "go back"))
+			for n := 0; n < a.times(); n++ {
+				out = append(out, keyStep("back", "go back", tg(tagBack)))
+			}
 		case actHome:
-			out = append(out, keyStep("home", "go home"))
+			out = append(out, keyStep("home", "go home", tg(tagHome)))
+		case actPick:
+			out = append(out, plan.PlannedStep{
+				Intent: pickIntent(a), Tag: tg(tagPick), Call: tools.NewCall(tools.Tap, map[string]any{}),
+				Expect: plan.Expectation{Kind: plan.ExpectChanged},
+			})
+		case actSwitch:
+			out = append(out, plan.PlannedStep{
+				Intent: switchIntent(a), Tag: tg(tagSwitch), Call: tools.NewCall(tools.Tap, map[string]any{}),
+				Expect: plan.Expectation{Kind: plan.ExpectChanged},
+			})
 		}
 	}
 	return out
 }
 
-func launchStep(app, intent string) plan.PlannedStep {
+func launchStep(app, intent string, t plan.Tag) plan.PlannedStep {
 	want := appPackage(app)
 	if want == "" {
 		want = app
 	}
 	return plan.PlannedStep{
 		Intent: intent,
+		Tag:    t,
 		Call:   tools.NewCall(tools.LaunchApp, map[string]string{"app": app}),
 		Expect: plan.Expectation{Kind: plan.ExpectApp, App: want},
 	}
 }
 
-func typeSubmitStep(q string, field scene.Selector) plan.PlannedStep {
+func typeSubmitStep(q string, field scene.Selector, t plan.Tag) plan.PlannedStep {
 	return plan.PlannedStep{
 		Intent: typeSubmitIntent(q),
+		Tag:    t,
 		Call:   tools.NewCall(tools.TypeText, map[string]any{"text": q, "submit": true}),
 		Target: &field,
 		// A submit leaves the search page: more changes than the field's text.
@@ -658,28 +885,28 @@ func typeSubmitStep(q string, field scene.Selector) plan.PlannedStep {
 	}
 }
 
-func scrollStep(dir, intent string, expect plan.ExpectKind) plan.PlannedStep {
+func scrollStep(dir, intent string, expect plan.ExpectKind, t plan.Tag) plan.PlannedStep {
 	return plan.PlannedStep{
 		Intent: intent,
+		Tag:    t,
 		Call:   tools.NewCall(tools.Scroll, map[string]string{"direction": dir}),
 		Expect: plan.Expectation{Kind: expect},
 	}
 }
 
-// keyStep presses a key. It expects nothing: pressing back twice because the
-// first press showed no change would leave the screen the user wanted.
 // backStep goes back: BACK, or, on a phone without a back key (an iPhone),
 // the screen's navigation-bar Back button when it shows one.
-func backStep(sc *scene.Scene, intent string) plan.PlannedStep {
+func backStep(sc *scene.Scene, intent string, t plan.Tag) plan.PlannedStep {
 	if b, ok := navBack(sc); ok {
 		return plan.PlannedStep{
 			Intent: intent,
+			Tag:    t,
 			Call:   tools.NewCall(tools.Tap, map[string]any{}),
 			Target: &scene.Selector{Field: scene.FieldID, Value: b.ResourceID, Clickable: true},
 			Expect: plan.Expectation{Kind: plan.ExpectChanged},
 		}
 	}
-	return keyStep("back", intent)
+	return keyStep("back", intent, t)
 }
 
 // navBack is an iPhone screen's navigation-bar Back button (WDA names it
@@ -696,16 +923,20 @@ func navBack(sc *scene.Scene) (scene.Element, bool) {
 	return scene.Element{}, false
 }
 
-func keyStep(key, intent string) plan.PlannedStep {
+// keyStep presses a key. It expects nothing: pressing back twice because the
+// first press showed no change would leave the screen the user wanted.
+func keyStep(key, intent string, t plan.Tag) plan.PlannedStep {
 	return plan.PlannedStep{
 		Intent: intent,
+		Tag:    t,
 		Call:   tools.NewCall(tools.PressKey, map[string]string{"key": key}),
 	}
 }
 
-func waitStep(intent string, spin scene.Selector) plan.PlannedStep {
+func waitStep(intent string, spin scene.Selector, t plan.Tag) plan.PlannedStep {
 	return plan.PlannedStep{
 		Intent: intent,
+		Tag:    t,
 		Call:   tools.NewCall(tools.Wait, map[string]float64{"seconds": 0.5}),
 		Expect: plan.Expectation{Kind: plan.ExpectGone, Target: spin},
 	}

@@ -126,7 +126,7 @@ func TestParseGoals(t *testing.T) {
 		"swipe up":                               "scroll:down",
 	}
 	for goal, want := range cases {
-		acts, err := parseGoal(goal)
+		acts, err := parseGoal(goal, nil)
 		if err != nil {
 			t.Errorf("%q: %v", goal, err)
 			continue
@@ -179,11 +179,13 @@ func TestUnreadableGoalFinishesAtOnce(t *testing.T) {
 // part and what it did read.
 func TestPartlyReadableGoalIsRefusedBeforeAnyStep(t *testing.T) {
 	cases := []struct{ goal, bad, read string }{
-		{"open Settings and turn on Bluetooth", `"turn on Bluetooth"`, `"open Settings"`},
-		{"open Settings, tap Connected devices and switch on Use Bluetooth", `"switch on Use Bluetooth"`, `"open Settings", "tap Connected devices"`},
-		{"打开设置并打开蓝牙", `"打开蓝牙"`, `"打开设置"`},
-		{"打开设置，关闭蓝牙", `"关闭蓝牙"`, `"打开设置"`},
-		{"打开设置关闭WLAN", `"关闭WLAN"`, `"打开设置"`},
+		{"open Settings and turn on NFC", `"turn on NFC"`, `"open Settings"`},
+		{"open Settings, tap Connected devices and pair new headphones", `"pair new headphones"`, `"open Settings", "tap Connected devices"`},
+		{"open Settings and scroll down quickly", `"quickly"`, `"open Settings"`},
+		{"open Settings and go back home now", `"go back home now"`, `"open Settings"`},
+		{"打开设置并开启NFC", `"开启NFC"`, `"打开设置"`},
+		{"打开设置，删除蓝牙设备", `"删除蓝牙设备"`, `"打开设置"`},
+		{"打开设置关闭NFC", `"关闭NFC"`, `"打开设置"`},
 		{"open Wi-Fi", `"open Wi-Fi"`, ""},
 	}
 	for _, c := range cases {
@@ -202,7 +204,7 @@ func TestPartlyReadableGoalIsRefusedBeforeAnyStep(t *testing.T) {
 	// Arguments that contain a separator stay arguments.
 	for goal, want := range map[string]string{"search for salt and pepper": "salt and pepper", "打开设置然后点击蓝牙": "蓝牙",
 		"打开设置，点击已连接的设备": "已连接的设备", "打开设置，点击已连接的设备，点击使用蓝牙": "使用蓝牙"} {
-		acts, err := parseGoal(goal)
+		acts, err := parseGoal(goal, nil)
 		if err != nil || acts[len(acts)-1].query+acts[len(acts)-1].label != want {
 			t.Errorf("%q: %v %v, want the last action on %q", goal, acts, err, want)
 		}
@@ -210,7 +212,7 @@ func TestPartlyReadableGoalIsRefusedBeforeAnyStep(t *testing.T) {
 }
 
 func launched(app string) plan.StepRecord {
-	return plan.StepRecord{Number: 1, Intent: "launch " + app, Status: lifecycle.StepSucceeded, Changed: true,
+	return plan.StepRecord{Number: 1, Intent: "launch " + app, Tag: plan.Tag{Kind: tagLaunch, Arg: app}, Status: lifecycle.StepSucceeded, Changed: true,
 		Call: tools.NewCall(tools.LaunchApp, map[string]string{"app": app})}
 }
 
@@ -236,7 +238,7 @@ func TestSearchFlowFromHomeToResults(t *testing.T) {
 	if el, ok := page.Resolve(*s.Target); !ok || !el.Editable {
 		t.Errorf("type target %+v is not the field", el)
 	}
-	typed := plan.StepRecord{Number: 3, Intent: `type "Mac mini" and submit`, Status: lifecycle.StepSucceeded, Changed: true}
+	typed := plan.StepRecord{Number: 3, Intent: `type "Mac mini" and submit`, Tag: plan.Tag{Kind: tagSubmit, Action: 1}, Status: lifecycle.StepSucceeded, Changed: true}
 	// Results still loading: wait, do not finish.
 	loading := mkScene(tb, node{class: "android.widget.ProgressBar", id: tb + ":id/loading", l: 490, t: 1100, r: 590, b: 1200})
 	d = planOf(t, goal, loading, launched("Taobao"), typed)
@@ -292,7 +294,7 @@ func TestNeverRepeatsAFailedStepOnTheSameScreen(t *testing.T) {
 	d := planOf(t, "open Taobao and search Mac mini", home, launched("Taobao"))
 	first := d.Steps[0]
 	el, _ := home.Resolve(*first.Target)
-	failed := plan.StepRecord{Number: 2, Intent: first.Intent, Status: lifecycle.StepFailed, Reason: "the screen did not change after 3 attempts",
+	failed := plan.StepRecord{Number: 2, Intent: first.Intent, Tag: first.Tag, Status: lifecycle.StepFailed, Reason: "the screen did not change after 3 attempts",
 		Call: tools.WithElement(first.Call, el.Index), Before: home.Fingerprint(), After: home.Fingerprint()}
 	d = planOf(t, "open Taobao and search Mac mini", home, launched("Taobao"), failed)
 	if len(d.Steps) > 0 {
@@ -306,7 +308,9 @@ func TestNeverRepeatsAFailedStepOnTheSameScreen(t *testing.T) {
 }
 
 func TestOffScreenTargetScrollsBoundedThenFails(t *testing.T) {
-	sc := mkScene("com.android.settings", node{class: "android.widget.TextView", text: "Network", click: true, l: 40, t: 300, r: 800, b: 400})
+	sc := mkScene("com.android.settings", node{class: "androidx.recyclerview.widget.RecyclerView", l: 0, t: 200, r: 1080, b: 2200},
+		node{parent: 1, class: "android.widget.TextView", text: "Network", click: true, l: 40, t: 300, r: 800, b: 400})
+	sc.Elements[1].Scrollable = true
 	var hist []plan.StepRecord
 	for i := 0; i < 10; i++ {
 		d := planOf(t, "tap About phone", sc, hist...)
@@ -323,7 +327,7 @@ func TestOffScreenTargetScrollsBoundedThenFails(t *testing.T) {
 		if s.Call.Name != tools.Scroll {
 			t.Fatalf("step %q, want a scroll", s.Intent)
 		}
-		hist = append(hist, plan.StepRecord{Number: i + 1, Intent: s.Intent, Call: s.Call, Status: lifecycle.StepSucceeded, Changed: true})
+		hist = append(hist, plan.StepRecord{Number: i + 1, Intent: s.Intent, Tag: s.Tag, Call: s.Call, Status: lifecycle.StepSucceeded, Changed: true})
 	}
 	t.Fatal("never gave up")
 }
@@ -340,7 +344,7 @@ func TestAppNamedInAnotherScriptIsNotAWrongScreen(t *testing.T) {
 	// the launch tells the Planner which app it is in.
 	contacts := mkScene("com.android.contacts",
 		node{class: "android.widget.ImageButton", desc: "新建联系人", click: true, l: 800, t: 2000, r: 1000, b: 2200})
-	launch := plan.StepRecord{Number: 1, Intent: "launch 通讯录", Status: lifecycle.StepSucceeded, Changed: true,
+	launch := plan.StepRecord{Number: 1, Intent: "launch 通讯录", Tag: plan.Tag{Kind: tagLaunch, Arg: "通讯录"}, Status: lifecycle.StepSucceeded, Changed: true,
 		Call: tools.NewCall(tools.LaunchApp, map[string]string{"app": "通讯录"}), After: contacts.Fingerprint()}
 	d, err := New().Plan(context.Background(), plan.Input{Goal: "打开通讯录，点击新建联系人", Scene: contacts,
 		History: []plan.StepRecord{launch}, Scenes: []plan.SceneRecord{{Fingerprint: contacts.Fingerprint(), Package: contacts.Package}}})
@@ -383,7 +387,7 @@ func TestInterruptionsOfAHostilePhone(t *testing.T) {
 	}
 
 	goal := "open Taobao and search Mac mini"
-	typed := plan.StepRecord{Number: 3, Intent: `type "Mac mini" and submit`, Status: lifecycle.StepSucceeded, Changed: true}
+	typed := plan.StepRecord{Number: 3, Intent: `type "Mac mini" and submit`, Tag: plan.Tag{Kind: tagSubmit, Action: 1}, Status: lifecycle.StepSucceeded, Changed: true}
 	errorPage := func(covered bool) *scene.Scene {
 		nodes := []node{
 			{class: "android.widget.FrameLayout", id: tb + ":id/error_view", l: 0, t: 100, r: 1080, b: 2268},
@@ -406,7 +410,7 @@ func TestInterruptionsOfAHostilePhone(t *testing.T) {
 	}
 	page := errorPage(false)
 	failed := func(n int) plan.StepRecord {
-		return plan.StepRecord{Number: n, Intent: "retry loading (Retry)", Status: lifecycle.StepFailed, Reason: "still there", Before: page.Fingerprint()}
+		return plan.StepRecord{Number: n, Intent: "retry loading (Retry)", Tag: plan.Tag{Kind: tagRetry, Action: noAction, Arg: "Retry"}, Status: lifecycle.StepFailed, Reason: "still there", Before: page.Fingerprint()}
 	}
 	d = planOf(t, goal, page, launched("Taobao"), typed, failed(4), failed(5))
 	if d.Finish == nil || d.Finish.Success || !strings.Contains(d.Finish.Reason, "did not load") {
@@ -428,13 +432,13 @@ func TestTapWhoseOnlyEffectWasAPopupIsRedone(t *testing.T) {
 			Bounds: scene.Bounds{Right: 1080, Bottom: 2400}},
 		scene.Element{Index: n + 1, Parent: n, Class: "android.widget.ImageView", Desc: "Close", ResourceID: tb + ":id/poplayer_close", Package: tb,
 			Clickable: true, Enabled: true, Bounds: scene.Bounds{Left: 480, Top: 1700, Right: 600, Bottom: 1820}})
-	tapped := plan.StepRecord{Number: 2, Intent: `tap "Search history"`, Status: lifecycle.StepSucceeded, Changed: true,
+	tapped := plan.StepRecord{Number: 2, Intent: `tap "Search history"`, Tag: plan.Tag{Kind: tagTap, Action: 1}, Status: lifecycle.StepSucceeded, Changed: true,
 		Before: home.Fingerprint(), After: covered.Fingerprint()}
 	d := planOf(t, goal, covered, launched("Taobao"), tapped)
 	if d.Finish != nil || len(d.Steps) == 0 || d.Steps[0].Intent != "dismiss the popup (Close)" {
 		t.Fatalf("an ad right after the last tap: %q (finish %+v); want it closed first", stepIntents(d), d.Finish)
 	}
-	closed := plan.StepRecord{Number: 3, Intent: "dismiss the popup (Close)", Status: lifecycle.StepSucceeded, Changed: true,
+	closed := plan.StepRecord{Number: 3, Intent: "dismiss the popup (Close)", Tag: plan.Tag{Kind: tagDismiss, Action: noAction, Arg: "Close"}, Status: lifecycle.StepSucceeded, Changed: true,
 		Before: covered.Fingerprint(), After: home.Fingerprint()}
 	d = planOf(t, goal, home, launched("Taobao"), tapped, closed)
 	if d.Finish != nil || len(d.Steps) == 0 || d.Steps[0].Intent != `tap "Search history"` {

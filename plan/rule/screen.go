@@ -39,8 +39,11 @@ var strongDismiss = map[string]bool{"×": true, "✕": true, "✖": true, "跳�
 // prompt) in its id, class or package.
 var popupWords = []string{"popup", "poplayer", "dialog", "modal", "permission", "_ad", "ad_", "interstitial", "overlay", "alert"}
 
+// dashes are the hyphens a label may use where a goal types "-" ("Wi‑Fi").
+var dashes = strings.NewReplacer("’", "'", "\u2010", "-", "\u2011", "-", "\u2012", "-", "\u2013", "-", "\u00a0", " ")
+
 func fold(s string) string {
-	s = strings.ReplaceAll(s, "’", "'")
+	s = dashes.Replace(s)
 	return strings.ToLower(strings.Join(strings.Fields(s), " "))
 }
 
@@ -94,12 +97,14 @@ func (w *work) retryPage() (plan.PlannedStep, *plan.Finish, bool) {
 			continue
 		}
 		intent := "retry loading (" + el.Label() + ")"
-		if r, failed := w.failedHere(intent); failed && w.failedHereTimes(intent) >= 2 {
+		t := plan.Tag{Kind: tagRetry, Action: noAction, Arg: el.Label()}
+		if r, failed := w.failedHere(t); failed && w.failedHereTimes(t) >= 2 {
 			return plan.PlannedStep{}, &plan.Finish{Reason: "the page did not load and Retry did not help: " + failedStep(r)}, true
 		}
 		sel := selectorFor(w.sc, el, true)
 		return plan.PlannedStep{
 			Intent: intent,
+			Tag:    t,
 			Call:   tools.NewCall(tools.Tap, map[string]any{}),
 			Target: &sel,
 			Expect: plan.Expectation{Kind: plan.ExpectGone, Target: sel},
@@ -132,8 +137,9 @@ func (w *work) dismissPopup() (plan.PlannedStep, bool) {
 		if shown == "" {
 			shown = scene.IDName(el.ResourceID)
 		}
-		intent := dismissIntent + " (" + shown + ")"
-		if w.failedHereTimes(intent) >= 2 {
+		intent := "dismiss the popup (" + shown + ")"
+		t := plan.Tag{Kind: tagDismiss, Action: noAction, Arg: shown}
+		if w.failedHereTimes(t) >= 2 {
 			// A popup can come back as it is closed (another one queued
 			// behind it), so closing it gets a second chance, not a third.
 			continue
@@ -141,6 +147,7 @@ func (w *work) dismissPopup() (plan.PlannedStep, bool) {
 		sel := selectorFor(w.sc, el, true)
 		return plan.PlannedStep{
 			Intent: intent,
+			Tag:    t,
 			Call:   tools.NewCall(tools.Tap, map[string]any{}),
 			Target: &sel,
 			Expect: plan.Expectation{Kind: plan.ExpectGone, Target: sel},
@@ -173,7 +180,7 @@ func (w *work) searchField() (scene.Element, bool) {
 	best, bestScore := scene.Element{}, 0
 	tapped := false
 	for _, r := range w.hist {
-		if r.Intent == intentTapSearchBox && r.Status == lifecycle.StepSucceeded {
+		if r.Tag.Kind == tagSearchBox && r.Status == lifecycle.StepSucceeded {
 			tapped = true
 		}
 	}
@@ -233,7 +240,7 @@ func (w *work) searchEntry() (scene.Element, bool) {
 // to, whose index the failed call carries).
 func (w *work) failedOn(el scene.Element) bool {
 	for _, r := range w.all {
-		if r.Status != lifecycle.StepFailed || r.Before != w.fp || r.Intent != intentTapSearchBox {
+		if r.Status != lifecycle.StepFailed || r.Before != w.fp || r.Tag.Kind != tagSearchBox {
 			continue
 		}
 		i, ok := tools.ElementArg(r.Call)

@@ -81,13 +81,14 @@ func TestTapPrefersTheLabelAsWrittenOverALookAlike(t *testing.T) {
 		node{parent: 1, class: "android.widget.TextView", text: "Notifications", l: 40, t: 320, r: 1000, b: 400},
 		node{class: "android.widget.LinearLayout", click: true, l: 0, t: 500, r: 1080, b: 700},
 		node{parent: 3, class: "android.widget.TextView", text: "Accessibility", l: 40, t: 520, r: 1000, b: 600})
+	settings.Elements[0].Scrollable = true // the list
 	d := planOf(t, "open Settings and tap Location", settings, launched("Settings"))
 	if len(d.Steps) == 0 || d.Steps[0].Call.Name != "scroll" {
 		t.Fatalf("tap Location on a screen showing Notifications: steps %q; want a scroll to look for it", stepIntents(d))
 	}
 	hist := []plan.StepRecord{launched("Settings")}
 	for i := 0; i < maxScrolls; i++ {
-		hist = append(hist, plan.StepRecord{Number: i + 2, Intent: `scroll down to look for "Acessibility"`, Status: lifecycle.StepSucceeded, Changed: true,
+		hist = append(hist, plan.StepRecord{Number: i + 2, Intent: `scroll down to look for "Acessibility"`, Tag: plan.Tag{Kind: tagLook, Action: 1, Arg: `"Acessibility"`}, Status: lifecycle.StepSucceeded, Changed: true,
 			Call: tools.NewCall(tools.Scroll, map[string]string{"direction": "down"})})
 	}
 	d = planOf(t, "open Settings and tap Acessibility", settings, hist...)
