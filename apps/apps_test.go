@@ -82,3 +82,16 @@ func TestInFront(t *testing.T) {
 		}
 	}
 }
+
+// Every app said to have a search is in the table (a name the table does
+// not know would silently drop out of CanSearch).
+func TestSearchAppsAreKnown(t *testing.T) {
+	for _, n := range withSearch {
+		if _, ok := Lookup(n); !ok {
+			t.Errorf("%q has a search but is not in the table", n)
+		}
+	}
+	if !CanSearch("com.android.settings") || CanSearch("com.google.android.deskclock") {
+		t.Error("Settings can search, Clock cannot")
+	}
+}

@@ -100,7 +100,7 @@ func (s *settingsApp) back() bool {
 
 func (s *settingsApp) state() any {
 	st := map[string]any{"screen": s.screen(), "wifi": s.wifi, "bluetooth": s.bluetooth, "dark_theme": s.dark, "airplane_mode": s.airplane,
-		"searches": nonNil(s.searches)}
+		"searches": nonNil(s.searches), "scroll": s.top().scroll}
 	if s.screen() == "search" {
 		st["search_query"] = s.draft
 	}

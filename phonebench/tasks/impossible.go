@@ -31,7 +31,7 @@ const (
 func init() {
 	register(
 		Task{
-			Name: "wechat.send", Apps: []string{wechatPkg}, Kind: Impossible, WantCause: lifecycle.CauseStepFailed,
+			Name: "wechat.send", Refusable: true, Apps: []string{wechatPkg}, Kind: Impossible, WantCause: lifecycle.CauseStepFailed,
 			Goal: map[string]string{
 				"en": "Open WeChat and send {person_en} “{text_en}”",
 				"zh": "打开微信，给{person_zh}发消息：“{text_zh}”",
@@ -50,7 +50,7 @@ func init() {
 			Check: func(b []byte, _ map[string]string) error { return installed(b, wechatPkg) },
 		},
 		Task{
-			Name: "maps.directions", Apps: []string{gmapsPkg, amapPkg}, Kind: Impossible, WantCause: lifecycle.CauseStepFailed,
+			Name: "maps.directions", Refusable: true, Apps: []string{gmapsPkg, amapPkg}, Kind: Impossible, WantCause: lifecycle.CauseStepFailed,
 			Goal:  map[string]string{"en": "Get directions home in Google Maps", "zh": "用高德地图导航回家"},
 			Start: noStart,
 			Script: func(loc string, _ map[string]string) []Step {
@@ -67,7 +67,7 @@ func init() {
 			},
 		},
 		Task{
-			Name: "taobao.search.uninstalled", Apps: []string{taobaoPkg}, Kind: Impossible, WantCause: lifecycle.CauseStepFailed,
+			Name: "taobao.search.uninstalled", Refusable: true, Apps: []string{taobaoPkg}, Kind: Impossible, WantCause: lifecycle.CauseStepFailed,
 			Goal:   map[string]string{"en": "Search Taobao for {query}", "zh": "在淘宝搜索{query}"},
 			Rule:   map[string]string{"en": "open Taobao and search {query}", "zh": "打开淘宝搜索{query}"},
 			Params: queryParams,

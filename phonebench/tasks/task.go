@@ -62,6 +62,10 @@ type Task struct {
 	// Check judges the phone's state JSON (sim.Phone.State()) after the run: nil = goal met.
 	Check     func(state []byte, params map[string]string) error
 	WantCause lifecycle.Cause // Impossible: the cause the run must end with
+	// Refusable: the impossibility shows before the first action (an app
+	// that is not installed), so a planner that refuses the goal then
+	// (goal_not_understood, nothing touched) is right too.
+	Refusable bool
 	MaxSteps  int             // 0 = runtime default
 	// Approvals, for an Approval task, is how many times the safety gate
 	// stops the script for a person (0 = 1): a purchase through "Buy now"

@@ -30,7 +30,7 @@ func (w *work) done() plan.Decision {
 // missing says what the Scene lacks of action a's effect ("" when it
 // shows it).
 func (w *work) missing(a action) string {
-	if app := w.appContext(); app != "" && a.kind != actHome {
+	if app := w.appContext(); app != "" && a.kind != actHome && a.kind != actBack {
 		if pkg := w.packageOf(app); pkg != "" && !inApp(w.sc.Package, pkg) {
 			return fmt.Sprintf("%s is not in front (%s is)", app, w.sc.Package)
 		}

@@ -301,7 +301,7 @@ var (
 // stripPolite drops the words that make an instruction a request.
 func stripPolite(s string) string {
 	for {
-		t := strings.TrimSpace(s)
+		t := strings.TrimSpace(strings.Trim(strings.TrimSpace(s), ",，;；、"))
 		t = politeHeadEN.ReplaceAllString(t, "")
 		t = politeTailEN.ReplaceAllString(t, "")
 		t = strings.TrimSpace(politeHeadZH.ReplaceAllString(t, ""))

@@ -193,11 +193,9 @@ func (p *Planner) parse(goal string, installed []apps.Installed) ([]action, erro
 }
 
 // checkApps checks the apps the goal names against the phone's, before the
-// first action: a goal that would open an app the phone does not have
-// after acting on something else is refused at once (when the goal starts
-// by opening it, the phone's own answer to the launch says so, with
-// nothing touched); a search that names no app to search in is refused
-// with the apps that can search.
+// first action: a goal that would open an app the phone does not have is
+// refused at once, with the closest installed apps; a search that names no
+// app to search in is refused with the apps that can search.
 func checkApps(acts []action, installed []apps.Installed) error {
 	for i, a := range acts {
 		if a.kind == actSearch {
@@ -206,7 +204,7 @@ func checkApps(acts []action, installed []apps.Installed) error {
 					ErrUnreadable, a.clause, a.query, searchApps(installed))
 			}
 		}
-		if a.kind != actLaunch || installed == nil || i == 0 || isInstalled(a.app, installed) {
+		if a.kind != actLaunch || installed == nil || isInstalled(a.app, installed) {
 			continue
 		}
 		return fmt.Errorf("%w: %q names %s, which is not an app on this phone (%s); it does not act on part of a goal",

@@ -2,6 +2,7 @@ package rule
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -124,6 +125,28 @@ func TestParseGoals(t *testing.T) {
 		"下滑并回到桌面":                                "scroll:down home",
 		"open the Clock app and click Add alarm": "launch:Clock tap:Add alarm",
 		"swipe up":                               "scroll:down",
+		// Issue 23: every word has a place.
+		"scroll down twice in Settings":                   "launch:Settings scroll:downx2",
+		"open Settings and scroll down twice":             "launch:Settings scroll:downx2",
+		"open Settings and scroll down in Settings":       "launch:Settings scroll:down",
+		"在设置里下滑两次":                                        "launch:设置 scroll:downx2",
+		"open Settings and scroll to the bottom":          "launch:Settings scroll:down:end",
+		"打开设置滑到底部":                                        "launch:设置 scroll:down:end",
+		"go back 3 times":                                 "back:x3",
+		"返回两次":                                            "back:x2",
+		"open Taobao and tap the first product":           "launch:Taobao pick:1:product",
+		"打开淘宝并搜索 iPhone 16 然后点击第一个商品":                     "launch:淘宝 search:iPhone 16 pick:1:商品",
+		"open Contacts and open the last contact":         "launch:Contacts pick:-1:contact",
+		"can you open the Clock app?":                     "launch:Clock",
+		"could you search for Mac mini on Taobao, please": "launch:Taobao search:Mac mini",
+		"你能帮我打开时钟吗？":                                      "launch:时钟",
+		"帮我打开淘宝搜索耳机":                                      "launch:淘宝 search:耳机",
+		"turn on Bluetooth":                               "launch:Settings switch:Bluetooth:on",
+		"turn Wi-Fi off":                                  "launch:Settings switch:Wi-Fi:off",
+		"open Settings and enable dark mode":              "launch:Settings switch:dark theme:on",
+		"打开蓝牙":                                            "launch:设置 switch:Bluetooth:on",
+		"关闭飞行模式":                                          "launch:设置 switch:airplane mode:off",
+		"make sure Wi-Fi is on":                           "launch:Settings switch:Wi-Fi:on",
 	}
 	for goal, want := range cases {
 		acts, err := parseGoal(goal, nil)
@@ -147,9 +170,24 @@ func TestParseGoals(t *testing.T) {
 				}
 				got = append(got, s)
 			case actScroll:
-				got = append(got, "scroll:"+a.dir)
+				s := "scroll:" + a.dir
+				if a.count > 0 {
+					s += fmt.Sprintf("x%d", a.count)
+				}
+				if a.edge {
+					s += ":end"
+				}
+				got = append(got, s)
 			case actBack:
-				got = append(got, "back")
+				s := "back"
+				if a.count > 0 {
+					s += fmt.Sprintf(":x%d", a.count)
+				}
+				got = append(got, s)
+			case actPick:
+				got = append(got, fmt.Sprintf("pick:%d:%s", a.nth, a.noun))
+			case actSwitch:
+				got = append(got, fmt.Sprintf("switch:%s:%s", a.sw.name, onOff(a.on)))
 			case actHome:
 				got = append(got, "home")
 			}
