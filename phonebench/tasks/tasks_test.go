@@ -214,7 +214,8 @@ func TestRulePhrasingsAreCovered(t *testing.T) {
 						t.Errorf("%s/%s/%d: the rule planner completed %q but %v", tk.Name, loc, seed, r, err)
 					}
 				case Impossible:
-					if res.Status != lifecycle.Failed || res.Cause != tk.WantCause {
+					refused := tk.Refusable && res.Cause == lifecycle.CauseGoalNotUnderstood && len(res.Steps) == 0
+					if res.Status != lifecycle.Failed || res.Cause != tk.WantCause && !refused {
 						t.Errorf("%s/%s/%d: the rule planner on %q: %s %s, want failed %s", tk.Name, loc, seed, r, res.Status, res.Cause, tk.WantCause)
 					}
 					if err := Unchanged(start, end); err != nil {
