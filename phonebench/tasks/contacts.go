@@ -149,6 +149,8 @@ func init() {
 				"en": "Make sure {name_en} ({phone}) is in my contacts",
 				"zh": "确认通讯录里有{name_zh}（{phone}）",
 			},
+			// Searching shows the contact without changing anything.
+			Rule: map[string]string{"en": "open Contacts and search for {name_en}", "zh": "打开通讯录搜索{name_zh}"},
 			Params: func(seed int64) map[string]string {
 				return map[string]string{"name_en": pick(newNamesEn, seed, 4), "name_zh": pick(newNamesZh, seed, 4), "phone": phoneFor(seed, 4)}
 			},

@@ -36,6 +36,9 @@ func init() {
 				"en": "Open WeChat and send {person_en} “{text_en}”",
 				"zh": "打开微信，给{person_zh}发消息：“{text_zh}”",
 			},
+			// The rule planner checks the app against the phone's before
+			// the first action: refused, nothing touched.
+			Rule: map[string]string{"en": "open WeChat and search for {person_en}", "zh": "打开微信搜索{person_zh}"},
 			Params: func(seed int64) map[string]string {
 				return textParams(seed, 21, personParams(seed, 22, "person"))
 			},
@@ -52,6 +55,7 @@ func init() {
 		Task{
 			Name: "maps.directions", Refusable: true, Apps: []string{gmapsPkg, amapPkg}, Kind: Impossible, WantCause: lifecycle.CauseStepFailed,
 			Goal:  map[string]string{"en": "Get directions home in Google Maps", "zh": "用高德地图导航回家"},
+			Rule:  map[string]string{"en": "open Google Maps and search for home", "zh": "打开高德地图搜索家"},
 			Start: noStart,
 			Script: func(loc string, _ map[string]string) []Step {
 				return []Step{
@@ -116,6 +120,7 @@ func init() {
 		Task{
 			Name: "clock.alarm.off.missing", Apps: []string{clockPkg}, Kind: Impossible, WantCause: lifecycle.CausePlannerGaveUp,
 			Goal:   map[string]string{"en": "Turn off my {time_en} alarm", "zh": "关掉{time_zh}的闹钟"},
+			Rule:   map[string]string{"en": "open Clock, tap Alarm {time_en}", "zh": "打开时钟，点击闹钟 {time_zh}"},
 			Params: func(seed int64) map[string]string { return timeParams(seed, 25) },
 			// The fresh phone's alarms (8:30, 9:00): none at the param time.
 			Start: noStart,

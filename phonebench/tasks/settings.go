@@ -73,6 +73,12 @@ func alreadyTask(tg toggle, on bool) Task {
 			"en": "Make sure " + tg.nameEn + " is " + word + " in Settings",
 			"zh": "确认设置里的" + tg.nameZh + "已" + verbZh,
 		},
+		// The rule planner looks at the switch and stops: it taps only a
+		// switch in the other state.
+		Rule: map[string]string{
+			"en": "make sure " + tg.nameEn + " is " + word,
+			"zh": "确认" + tg.nameZh + "已" + verbZh,
+		},
 		Start: func(map[string]string) sim.Start {
 			var s sim.Start
 			tg.set(&s, on)

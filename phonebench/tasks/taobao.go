@@ -109,6 +109,10 @@ func init() {
 				"en": "Search Taobao for {query} and add the first result to the cart",
 				"zh": "在淘宝搜索{query}，把第一个商品加入购物车",
 			},
+			Rule: map[string]string{
+				"en": "open Taobao, search {query}, tap the first product, tap Add to cart",
+				"zh": "打开淘宝，搜索{query}，点击第一个商品，点击加入购物车",
+			},
 			Params: queryParams, Start: noStart,
 			Script: func(loc string, p map[string]string) []Step {
 				return append(taobaoSearch(loc, p["query"]),
@@ -130,6 +134,10 @@ func init() {
 			Goal: map[string]string{
 				"en": "Search Taobao for {query} and add the first two results to the cart",
 				"zh": "在淘宝搜索{query}，把前两个商品都加入购物车",
+			},
+			Rule: map[string]string{
+				"en": "open Taobao, search {query}, tap the first product, tap Add to cart, go back, tap the second product, tap Add to cart",
+				"zh": "打开淘宝，搜索{query}，点击第一个商品，点击加入购物车，返回，点击第二个商品，点击加入购物车",
 			},
 			Params: queryParams, Start: noStart,
 			Script: func(loc string, p map[string]string) []Step {

@@ -23,6 +23,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -704,7 +705,7 @@ func (w *work) tap(a action) ([]plan.PlannedStep, *plan.Finish) {
 		if fin == nil {
 			return steps, nil
 		}
-		if sel, ok = w.labelled(a.label, scene.ModeAny); !ok {
+		if sel, ok = w.labelled(a.label, scene.ModeAny); !ok || !sameNumbers(w.sc, sel, a.label) {
 			return nil, fin
 		}
 	}
@@ -715,6 +716,20 @@ func (w *work) tap(a action) ([]plan.PlannedStep, *plan.Finish) {
 		Target: &sel,
 		Expect: plan.Expectation{Kind: plan.ExpectChanged},
 	}}, nil
+}
+
+// numberRE finds the numbers of a label.
+var numberRE = regexp.MustCompile(`\d+`)
+
+// sameNumbers reports whether the element sel finds has the numbers of
+// label: a look-alike may fix a typo in a word, never change a number
+// ("Alarm 10:20 AM" is not "Alarm 8:30 AM").
+func sameNumbers(sc *scene.Scene, sel scene.Selector, label string) bool {
+	el, ok := sc.Resolve(sel)
+	if !ok {
+		return false
+	}
+	return strings.Join(numberRE.FindAllString(label, -1), ":") == strings.Join(numberRE.FindAllString(el.Label(), -1), ":")
 }
 
 // labelled is a selector for the element labelled label on the screen, by

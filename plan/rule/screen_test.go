@@ -99,3 +99,15 @@ func TestTapPrefersTheLabelAsWrittenOverALookAlike(t *testing.T) {
 		t.Errorf("typo after the scrolls: taps %d; want the Accessibility row (3)", el.Index)
 	}
 }
+
+// A look-alike never changes a number: "Alarm 10:20 AM" on a Clock that
+// lists only "Alarm 8:30 AM" is not found (it was tapped, and the 8:30
+// alarm switched on, with the task completed).
+func TestLookAlikeKeepsTheNumbers(t *testing.T) {
+	clock := mkScene("com.google.android.deskclock",
+		node{class: "android.widget.Switch", desc: "Alarm 8:30 AM", click: true, l: 800, t: 400, r: 1000, b: 500})
+	d := planOf(t, "open Clock, tap Alarm 10:20 AM", clock, launched("Clock"))
+	if d.Finish == nil || d.Finish.Success {
+		t.Fatalf("steps %q, finish %+v; want a failure: there is no 10:20 alarm", stepIntents(d), d.Finish)
+	}
+}
