@@ -94,6 +94,9 @@ func (e *executor) guard(ctx context.Context, number int, tool *tools.Tool, call
 	if err != nil {
 		return guardRefused, sc, true, err
 	}
+	if !dec.Approved && dec.Unasked {
+		return refuse(lifecycle.CauseApprovalDenied, fmt.Sprintf("not approved: %s (%s)", strings.TrimSpace(dec.Note), what))
+	}
 	if !dec.Approved {
 		reason := fmt.Sprintf("a person (%s) denied %s", dec.By, what)
 		if note := strings.TrimSpace(dec.Note); note != "" {

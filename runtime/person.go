@@ -46,6 +46,9 @@ type Approval struct {
 type ApprovalDecision struct {
 	Approved bool
 	By, Note string
+	// Unasked: nobody was asked (no terminal); Note says why. The step's
+	// reason then says "not approved", never that a person denied it.
+	Unasked bool
 }
 
 // Question is what the planner asks a person (the ask_user tool).

@@ -154,7 +154,8 @@ type (
 
 // Who decides: the by of a decision.
 const (
-	ByCLI = "cli" // phonepilot run, asking on its terminal (or refusing without one)
+	ByCLI    = "cli"    // phonepilot run, asking on its terminal
+	ByNobody = "nobody" // refused without asking anyone (phonepilot run without a terminal)
 	ByAPI = "api" // the HTTP API
 	ByWeb = "web" // a person on the web page (the API, with the approval key of the approval link)
 	ByMCP = "mcp" // the MCP server

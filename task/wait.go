@@ -75,7 +75,7 @@ func (p *person) Approve(ctx context.Context, a runtime.Approval) (runtime.Appro
 	if err != nil {
 		return runtime.ApprovalDecision{}, err
 	}
-	return runtime.ApprovalDecision{Approved: v.approved, By: v.by, Note: v.note}, nil
+	return runtime.ApprovalDecision{Approved: v.approved, By: v.by, Note: v.note, Unasked: v.by == storage.ByNobody}, nil
 }
 
 // Ask implements runtime.Person.

@@ -23,9 +23,14 @@ import (
 // decidedBy is who `run`'s decisions are recorded as having come from.
 const decidedBy = storage.ByCLI
 
-// noTerminalNote is the note of the refusal `run` records when nobody can
-// be asked.
-const noTerminalNote = "no terminal to ask; rerun with --allow CATEGORY or approve from a terminal"
+// noTerminal is why an action of category was not approved without a
+// terminal, and what to do instead.
+func noTerminal(category string) string {
+	if category == "" {
+		category = "CATEGORY"
+	}
+	return "no terminal to ask; rerun with --allow " + category + " or from a terminal"
+}
 
 // askTerminal finds the person running `run`: stdin when it is a terminal,
 // else nobody (ok false). A variable so that tests can play the person.
@@ -84,8 +89,8 @@ func (p *person) decide(ctx context.Context, svc decider, id string, pd storage.
 		}
 		_, err = svc.Answer(ctx, id, decidedBy, line)
 	case p.in == nil:
-		fmt.Fprintf(p.out, "phonepilot: refused %s: %s\n", describeAction(pd), noTerminalNote)
-		_, err = svc.Deny(ctx, id, decidedBy, noTerminalNote)
+		// Nobody is asked: the step's reason says so, once.
+		_, err = svc.Deny(ctx, id, storage.ByNobody, noTerminal(pd.Category))
 	default:
 		fmt.Fprint(p.out, "\n"+describePending(pd))
 		fmt.Fprint(p.out, "Approve? [y/N] ")
@@ -120,21 +125,6 @@ func yes(s string) bool {
 		return true
 	}
 	return false
-}
-
-// describeAction is the action in one line: the tool call and its element.
-func describeAction(pd storage.Pending) string {
-	s := pd.Call.String()
-	if e := pd.Element; e != nil {
-		s += fmt.Sprintf(" on [%d] %s", e.Index, e.Class)
-		if e.Label != "" {
-			s += fmt.Sprintf(" %q", e.Label)
-		}
-	}
-	if pd.Category != "" {
-		s += " (" + pd.Category + ")"
-	}
-	return s
 }
 
 // describePending shows an approval request as a person reads it: the

@@ -59,7 +59,9 @@ func TestPersonDecides(t *testing.T) {
 		{"enter", true, "\n", payPending, "deny t1 cli denied at the terminal", nil},
 		{"eof", true, "", payPending, "deny t1 cli denied at the terminal", nil},
 		{"other", true, "sure\n", payPending, "deny t1 cli denied at the terminal", nil},
-		{"no terminal", false, "y\n", payPending, "deny t1 cli " + noTerminalNote, []string{"refused", `"Pay"`, "(payment)"}},
+		// Nobody is asked: nothing is printed here (the step's reason says
+		// it, once), and the refusal is recorded as nobody's.
+		{"no terminal", false, "y\n", payPending, "deny t1 nobody no terminal to ask; rerun with --allow payment or from a terminal", nil},
 		{"answer", true, "493817\n", question, "answer t1 cli 493817", []string{"What is the verification code?", "Answer:"}},
 		{"answer eof", true, "", question, "cancel t1", []string{"no answer"}},
 		{"question, no terminal", false, "", question, "cancel t1", []string{"no terminal to answer"}},

@@ -802,6 +802,11 @@ func testPending(t *testing.T, s storage.Store) {
 	if err != nil || back.Pending != nil {
 		t.Errorf("back to running: %v, pending %+v; want none", err, back.Pending)
 	}
+	// The resume keeps the task's start: its run took the wait too
+	// (issue 23: "took 0s" after an approval).
+	if back.Started == nil || !back.Started.Equal(base) {
+		t.Errorf("back to running: started %v, want the first start %s", back.Started, base)
+	}
 	q := &storage.Pending{Kind: lifecycle.PendingQuestion, Step: 8, Call: tools.NewCall("ask_user", map[string]string{"question": "Code?"}), Question: "Code?", Since: since, Expires: since.Add(time.Minute)}
 	if _, err := s.UpdateStatus(ctx(t), task.ID, storage.Change{From: []lifecycle.Status{lifecycle.Running}, To: lifecycle.WaitingUser, At: since, Pending: q}); err != nil {
 		t.Fatal(err)

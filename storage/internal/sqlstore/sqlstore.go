@@ -309,8 +309,11 @@ func (s *Store) UpdateStatus(ctx context.Context, id string, c storage.Change) (
 	set := []string{"status = ?", "reason = ?", "pending = ?"}
 	args := []any{c.To, c.Reason, pending}
 	if c.To == lifecycle.Running {
-		set = append(set, "started_us = ?")
-		args = append(args, at)
+		// A task resuming after it waited for a person keeps its start:
+		// its run took the whole time, the wait included (it showed
+		// "took 0s" when the resume overwrote it).
+		set = append(set, "started_us = CASE WHEN started_us IS NOT NULL AND status IN (?, ?) THEN started_us ELSE ? END")
+		args = append(args, lifecycle.WaitingApproval, lifecycle.WaitingUser, at)
 	}
 	if c.Owner != "" {
 		set = append(set, "owner = ?")
