@@ -10,6 +10,7 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -55,8 +56,8 @@ func newBenchCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "bench",
 		Short: "Measure phonepilot on the simulator: phonebench (tasks × policies × profiles) or the settle comparison",
-		Long: `--suite phonebench (the default) runs the phonebench tasks (phonebench/tasks: about
-45 goals over the simulator's apps, in English and Chinese, including tasks
+		Long: `--suite phonebench (the default) runs the phonebench tasks (phonebench/tasks: TASKS
+goals over the simulator's apps, in English and Chinese, including tasks
 that start already done, cannot be done, or end at a person's approval) under
 several policies on the same seeds and fault schedules, and judges every run
 on the simulator's own state:
@@ -137,6 +138,9 @@ planner (--fixed-delay, --clock, --first-seed, --max-steps apply to it).`,
 			return nil
 		},
 	}
+	// How many tasks there are is the registry's count, not a number
+	// written down.
+	cmd.Long = strings.Replace(cmd.Long, "TASKS", strconv.Itoa(len(tasks.All())), 1)
 	f := cmd.Flags()
 	f.StringVar(&pb.Suite, "suite", suitePhonebench, "phonebench or settle")
 	f.IntVar(&o.Seeds, "seeds", 5, "seeds per task, locale and profile (settle: per locale and mode, default 20)")

@@ -68,7 +68,7 @@ PHONEPILOT_TOKEN), as for serve. In stdio mode logs go to stderr only.`,
 	f.String("model", "", "AI model id (default: the provider's default)")
 	f.Int("max-steps", 30, "most steps a run_task may take (and the default)")
 	f.String("sim-locale", "en", "language of the simulated phones: en or zh")
-	f.String("sim-profile", "", "profile of the simulated phones: \"\", realistic, slow, flaky or injected")
+	f.String("sim-profile", "", simProfileHelp("profile of the simulated phones"))
 	f.Int64("sim-seed", 1, "seed of the simulated phones' randomness")
 	f.String("adb-server", "", "adb server address host:port (default: $ADB_SERVER_SOCKET, else 127.0.0.1:5037)")
 	f.DurationVar(&o.leaseIdle, "lease-idle", mcpserver.DefaultLeaseIdle, "a device lease ends after this long unused")

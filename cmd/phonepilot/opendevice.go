@@ -31,7 +31,7 @@ func addDeviceFlags(cmd *cobra.Command, spec *string, o *deviceOptions) {
 	f.StringVar(spec, "device", "sim", "phone to drive: "+backend.Names(nil))
 	f.StringVar(&o.ADBServer, "adb-server", "", "adb server address host:port (default: $ADB_SERVER_SOCKET, else 127.0.0.1:5037)")
 	f.StringVar(&o.SimLocale, "sim-locale", "en", "simulated phone's language: en or zh")
-	f.StringVar(&o.SimProfile, "sim-profile", "", "simulated phone's profile: \"\", realistic, slow, flaky, injected (screens that try to steer an agent) or hostile (realistic plus interruptions, docs/sim.md)")
+	f.StringVar(&o.SimProfile, "sim-profile", "", simProfileHelp("simulated phone's profile"))
 	f.Int64Var(&o.SimSeed, "sim-seed", 1, "seed for the simulated phone's randomness")
 	f.IntVar(&o.SimWidth, "sim-width", 0, "simulated screen width in pixels (default 1080)")
 	f.IntVar(&o.SimHeight, "sim-height", 0, "simulated screen height in pixels (default 2400)")

@@ -188,7 +188,13 @@ func runGoal(cmd *cobra.Command, o runOptions, g goalRun) error {
 		if errors.Is(err, errDeviceSpec) {
 			return exitWith(2, err)
 		}
-		return exitWith(exitFailed, fmt.Errorf("opening device %s: %w", cfg.Device, err))
+		code := exitFailed
+		if errors.Is(err, device.ErrDisconnected) {
+			// No phone to open is the device-gone case (exit 3), as a
+			// phone that vanishes mid-task is.
+			code = exitDeviceGone
+		}
+		return exitWith(code, fmt.Errorf("opening device %s: %w", cfg.Device, err))
 	}
 	defer od.Close()
 	spec := cfg.plannerSpec()
@@ -494,6 +500,17 @@ func (p *stepPrinter) stepLine(r plan.StepRecord) {
 	p.mu.Unlock()
 }
 
+// withoutRepeat is the task's reason with the last failed step's reason,
+// already printed under that step, said once: "see above" stands for it.
+func withoutRepeat(res runtime.Result) string {
+	for i := len(res.Steps) - 1; i >= 0; i-- {
+		if r := res.Steps[i]; r.Status == lifecycle.StepFailed && len(r.Reason) > 20 {
+			return strings.Replace(res.Reason, r.Reason, "see above", 1)
+		}
+	}
+	return res.Reason
+}
+
 // pad fills s with spaces to width terminal columns; CJK characters take
 // two columns.
 func pad(s string, width int) string {
@@ -575,7 +592,7 @@ func (p *stepPrinter) summary(res runtime.Result) {
 	}
 	line := fmt.Sprintf("%s in %d %s, %.1f s", status, len(res.Steps), steps, res.Duration.Seconds())
 	if res.Reason != "" {
-		line += ": " + res.Reason
+		line += ": " + withoutRepeat(res)
 	}
 	if u := res.Usage; u.InputTokens+u.OutputTokens > 0 {
 		line += fmt.Sprintf(" [%d+%d tokens]", u.InputTokens, u.OutputTokens)

@@ -221,7 +221,7 @@ func (d directPerson) Approve(ctx context.Context, a runtime.Approval) (runtime.
 	if err != nil {
 		return runtime.ApprovalDecision{}, err
 	}
-	return runtime.ApprovalDecision{Approved: v.approved, By: decidedBy, Note: v.text}, nil
+	return runtime.ApprovalDecision{Approved: v.approved, By: v.by, Note: v.text, Unasked: v.by == storage.ByNobody}, nil
 }
 
 // Ask implements runtime.Person.
@@ -256,15 +256,15 @@ func (d directPerson) ask(ctx context.Context, pd storage.Pending) (directVerdic
 // directVerdict takes the one decision of a directPerson's question.
 type directVerdict struct {
 	approved, cancelled bool
-	text                string
+	by, text            string
 }
 
-func (v *directVerdict) Approve(_ context.Context, _, _, note string) (storage.Task, error) {
-	v.approved, v.text = true, note
+func (v *directVerdict) Approve(_ context.Context, _, by, note string) (storage.Task, error) {
+	v.approved, v.by, v.text = true, by, note
 	return storage.Task{}, nil
 }
-func (v *directVerdict) Deny(_ context.Context, _, _, note string) (storage.Task, error) {
-	v.text = note
+func (v *directVerdict) Deny(_ context.Context, _, by, note string) (storage.Task, error) {
+	v.by, v.text = by, note
 	return storage.Task{}, nil
 }
 func (v *directVerdict) Answer(_ context.Context, _, _, text string) (storage.Task, error) {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"phonepilot/plan"
+	"phonepilot/runtime"
 	"phonepilot/safety"
 	"phonepilot/scene"
 	"phonepilot/storage"
@@ -114,5 +116,20 @@ func TestAllowCategories(t *testing.T) {
 	}
 	if base.Apps["com.taobao.taobao"].Payment != safety.Confirm {
 		t.Error("allowCategories changed the policy it was given")
+	}
+}
+
+// Without a terminal the refusal is said once: under its step; the task's
+// last line points at it instead of repeating it (issue 23: it was
+// printed three times, as "a person (cli) denied").
+func TestNoTerminalRefusalSaidOnce(t *testing.T) {
+	why := "not approved: " + noTerminal("payment") + ` (tap {"element":17} (payment: …))`
+	res := runtime.Result{Status: lifecycle.Failed, Reason: `step 6 (tap "Buy now") failed: ` + why,
+		Steps: []plan.StepRecord{{Number: 6, Status: lifecycle.StepFailed, Reason: why}}}
+	if got := withoutRepeat(res); got != `step 6 (tap "Buy now") failed: see above` {
+		t.Errorf("last line %q", got)
+	}
+	if strings.Contains(why, "person") || !strings.Contains(why, "--allow payment") {
+		t.Errorf("reason %q", why)
 	}
 }

@@ -26,7 +26,7 @@ func newSceneCmd() *cobra.Command {
 		Long: `Parse a uiautomator dump (uiautomator dump / uiautomator2 dumpWindowHierarchy
 XML; "-" reads standard input) and print it as the agent would see it:
 
-  prompt  the Scene listing a model reads (docs/TOOLS.md)
+  prompt  the Scene listing a model reads (docs/scene-json.md, docs/tools.md)
   json    the Scene's JSON form (docs/scene-json.md)
   stats   nodes, elements kept, prompt bytes and an estimated token count
           (about 4 bytes per token for ASCII, one per non-ASCII rune)

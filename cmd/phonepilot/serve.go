@@ -81,7 +81,7 @@ send Authorization: Bearer <token>.`,
 	f.String("model", "", "AI model id (default: the provider's default)")
 	f.Int("max-steps", runtime.Defaults().MaxSteps, "most steps a task may take (and the default)")
 	f.String("sim-locale", "en", "language of the in-process simulated phones: en or zh")
-	f.String("sim-profile", "", "profile of the in-process simulated phones: \"\", realistic, slow, flaky, injected or hostile")
+	f.String("sim-profile", "", simProfileHelp("profile of the in-process simulated phones"))
 	f.Int64("sim-seed", 1, "seed of the simulated phones' randomness")
 	f.String("adb-server", "", "adb server address host:port (default: $ADB_SERVER_SOCKET, else 127.0.0.1:5037)")
 	addDoorFlags(f)

@@ -94,7 +94,7 @@ force-stopped (--reset=false to skip). See docs/farm.md.`,
 	f.String("provider", "anthropic", "AI provider for the ai planner: anthropic or openai")
 	f.String("model", "", "AI model id (default: the provider's default)")
 	f.String("sim-locale", "en", "language of the simulated phones: en or zh")
-	f.String("sim-profile", "", "profile of the simulated phones: \"\", realistic, slow, flaky or injected")
+	f.String("sim-profile", "", simProfileHelp("profile of the simulated phones"))
 	f.Int64("sim-seed", 1, "seed of the simulated phones' randomness")
 	f.String("adb-server", "", "adb server address host:port (default: $ADB_SERVER_SOCKET, else 127.0.0.1:5037)")
 	f.StringVar(&configPath, "config", "", configFlagHelp)
