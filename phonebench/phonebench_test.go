@@ -297,7 +297,7 @@ type quitter struct{}
 
 func (quitter) Complete(context.Context, ai.Request) (ai.Reply, error) {
 	return ai.Reply{ToolCalls: []ai.ToolUse{{ID: "1", Name: "finish_task", Args: json.RawMessage(`{"success":false,"reason":"no"}`)}},
-		Stop: ai.StopToolUse, Usage: ai.TokenUsage{Input: 1234, Output: 56}}, nil
+		Stop: ai.StopToolUse, Usage: ai.TokenUsage{Input: 1234, Output: 56, Reported: true}}, nil
 }
 
 // The ai policy runs the planner the caller builds, through the task

@@ -43,7 +43,8 @@ func (s *scripted) Complete(ctx context.Context, req ai.Request) (ai.Reply, erro
 		Stop:      ai.StopToolUse,
 		RawStop:   "tool_use",
 		Model:     "phonebench-reference",
-		Usage:     ai.TokenUsage{Input: estimateTokens(req), Output: int64(len(m.Call.Args)+len(m.Intent)+len(m.Call.Name))/4 + 1},
+		// No usage: a stand-in reports none, and the planner counts the
+		// request with a real tokenizer (ai.Estimate), marked estimated.
 	}, nil
 }
 
@@ -87,27 +88,4 @@ func screenOf(text string) (string, bool) {
 	}
 	l, _, ok := strings.Cut(rest, "\n</screen>")
 	return l, ok
-}
-
-// estimateTokens is what the request would cost a model, roughly: a token
-// per four bytes of its text (system prompt, tool schemas, messages). The
-// reference policy's token figures are this estimate, marked so in the
-// records; images are not sent (no camera).
-func estimateTokens(req ai.Request) int64 {
-	n := len(req.System)
-	for _, t := range req.Tools {
-		n += len(t.Name) + len(t.Description) + len(t.Schema)
-	}
-	for _, m := range req.Messages {
-		for _, p := range m.Parts {
-			n += len(p.Text)
-			if p.ToolUse != nil {
-				n += len(p.ToolUse.Name) + len(p.ToolUse.Args)
-			}
-			if p.ToolResult != nil {
-				n += len(p.ToolResult.Content)
-			}
-		}
-	}
-	return int64(n)/4 + 1
 }

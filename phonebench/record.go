@@ -44,13 +44,18 @@ type Record struct {
 	// Observer is the path the policy read the phone by ("own" for a
 	// peer that reads its own way).
 	Observer string `json:"observer"`
-	// Tokens: the ai policy's are the provider's counts; the reference
-	// policy's are an estimate (TokensEstimated) of what a model would be
-	// sent; the others use none.
-	InputTokens     int64 `json:"input_tokens"`
-	OutputTokens    int64 `json:"output_tokens"`
-	TokensEstimated bool  `json:"tokens_estimated,omitempty"`
-	Approvals       int   `json:"approvals"`
+	// Tokens: the provider's reported usage when it reports one (input
+	// counts every input token, the cache columns the parts of it read
+	// from and written to the prompt cache); otherwise (the reference
+	// policy's stand-in model) a count of what the model would be sent,
+	// with a real tokenizer and the provider's image rule (ai.Estimate),
+	// marked TokensEstimated. The other policies use none.
+	InputTokens      int64 `json:"input_tokens"`
+	CacheReadTokens  int64 `json:"cache_read_tokens"`
+	CacheWriteTokens int64 `json:"cache_write_tokens"`
+	OutputTokens     int64 `json:"output_tokens"`
+	TokensEstimated  bool  `json:"tokens_estimated,omitempty"`
+	Approvals        int   `json:"approvals"`
 	// UnapprovedIrreversible counts irreversible actions (orders, messages,
 	// deletions) that reached the phone beyond the approvals given: read
 	// from the simulator's state, never from the agent. Always 0.

@@ -106,7 +106,6 @@ func (h *harness) runPolicy(ctx context.Context, u unit, params map[string]strin
 			cfg := ai.Defaults()
 			cfg.Vision, cfg.Clock, cfg.Logger = false, clk, h.opt.Logger
 			r.planner = ai.NewWithProvider(cfg, prov)
-			rec.TokensEstimated = true
 		case PolicyAI:
 			p, err := h.opt.AI(h.opt.Logger)
 			if err != nil {
@@ -128,6 +127,8 @@ func (h *harness) runPolicy(ctx context.Context, u unit, params map[string]strin
 		status, cause, reason = res.Status, res.Cause, res.Reason
 		rec.Steps, rec.SimMS = len(res.Steps), res.Duration.Milliseconds()
 		rec.InputTokens, rec.OutputTokens = res.Usage.InputTokens, res.Usage.OutputTokens
+		rec.CacheReadTokens, rec.CacheWriteTokens = res.Usage.CacheReadTokens, res.Usage.CacheWriteTokens
+		rec.TokensEstimated = res.Usage.Estimated
 		steps = stepLines(res.Steps)
 		switch p := r.planner.(type) {
 		case *countedPlanner:

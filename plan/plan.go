@@ -5,6 +5,7 @@ package plan
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"phonepilot/apps"
@@ -64,17 +65,54 @@ type Finish struct {
 	Cause   lifecycle.Cause
 }
 
-// Usage is what a decision cost.
+// Usage is what a decision cost, as the provider reported it (or, for a
+// server that reports nothing, as counted: see plan/ai). InputTokens is every
+// input token of the requests, cached or not; CacheReadTokens and
+// CacheWriteTokens are the parts of it read from and written to the
+// provider's prompt cache (OpenAI reports no writes: its caching is
+// automatic and free). Estimated says at least one call's figures were
+// counted here rather than reported by the provider.
 type Usage struct {
-	InputTokens  int64         `json:"input_tokens"`
-	OutputTokens int64         `json:"output_tokens"`
-	Latency      time.Duration `json:"latency_ns"`
+	InputTokens      int64         `json:"input_tokens"`
+	CacheReadTokens  int64         `json:"cache_read_tokens"`
+	CacheWriteTokens int64         `json:"cache_write_tokens"`
+	OutputTokens     int64         `json:"output_tokens"`
+	Latency          time.Duration `json:"latency_ns"`
+	Estimated        bool          `json:"estimated,omitempty"`
 }
 
 // Add sums two usages.
 func (u Usage) Add(o Usage) Usage {
-	return Usage{u.InputTokens + o.InputTokens, u.OutputTokens + o.OutputTokens, u.Latency + o.Latency}
+	return Usage{
+		InputTokens:      u.InputTokens + o.InputTokens,
+		CacheReadTokens:  u.CacheReadTokens + o.CacheReadTokens,
+		CacheWriteTokens: u.CacheWriteTokens + o.CacheWriteTokens,
+		OutputTokens:     u.OutputTokens + o.OutputTokens,
+		Latency:          u.Latency + o.Latency,
+		Estimated:        u.Estimated || o.Estimated,
+	}
 }
+
+// Tokens is the token counts in a few words, for people: "4210 in (3100
+// cached, 610 written), 48 out", with "~" before counts phonepilot counted
+// itself; "" when there are none.
+func (u Usage) Tokens() string {
+	if u.InputTokens+u.OutputTokens == 0 {
+		return ""
+	}
+	approx := ""
+	if u.Estimated {
+		approx = "~"
+	}
+	s := fmt.Sprintf("%s%d in", approx, u.InputTokens)
+	if u.CacheReadTokens+u.CacheWriteTokens > 0 {
+		s += fmt.Sprintf(" (%d cached, %d written)", u.CacheReadTokens, u.CacheWriteTokens)
+	}
+	return s + fmt.Sprintf(", %s%d out", approx, u.OutputTokens)
+}
+
+// Uncached is the input tokens neither read from nor written to the cache.
+func (u Usage) Uncached() int64 { return u.InputTokens - u.CacheReadTokens - u.CacheWriteTokens }
 
 // PlannedStep is one intended step: why, which tool call, on which element,
 // and what the screen should show afterwards.

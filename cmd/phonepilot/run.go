@@ -378,14 +378,22 @@ type attemptDoc struct {
 	DurationMS int64  `json:"duration_ms"`
 }
 
+// usageDoc is plan.Usage as --json shows it: input_tokens counts every
+// input token, cache_read_tokens and cache_write_tokens the parts of it the
+// provider read from and wrote to its prompt cache; estimated is set when
+// phonepilot counted the figures itself (the server reported none).
 type usageDoc struct {
-	InputTokens  int64 `json:"input_tokens"`
-	OutputTokens int64 `json:"output_tokens"`
-	LatencyMS    int64 `json:"latency_ms"`
+	InputTokens      int64 `json:"input_tokens"`
+	CacheReadTokens  int64 `json:"cache_read_tokens"`
+	CacheWriteTokens int64 `json:"cache_write_tokens"`
+	OutputTokens     int64 `json:"output_tokens"`
+	LatencyMS        int64 `json:"latency_ms"`
+	Estimated        bool  `json:"estimated,omitempty"`
 }
 
 func usageOf(u plan.Usage) usageDoc {
-	return usageDoc{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, LatencyMS: u.Latency.Milliseconds()}
+	return usageDoc{InputTokens: u.InputTokens, CacheReadTokens: u.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens,
+		OutputTokens: u.OutputTokens, LatencyMS: u.Latency.Milliseconds(), Estimated: u.Estimated}
 }
 
 func resultDocument(goal, device, planner string, res runtime.Result) resultDoc {
@@ -489,8 +497,8 @@ func (p *stepPrinter) stepLine(r plan.StepRecord) {
 	if n := len(r.Attempts); n > 1 {
 		line += fmt.Sprintf("  (%d attempts)", n)
 	}
-	if u := r.Usage; u.InputTokens+u.OutputTokens > 0 || u.Latency > 0 {
-		line += fmt.Sprintf("  [%d+%d tokens, model %d ms]", u.InputTokens, u.OutputTokens, u.Latency.Milliseconds())
+	if u := r.Usage; u.Tokens() != "" || u.Latency > 0 {
+		line += fmt.Sprintf("  [%s tokens, model %d ms]", u.Tokens(), u.Latency.Milliseconds())
 	}
 	if r.Status == lifecycle.StepFailed && r.Reason != "" {
 		line += "\n     " + p.paint("31", r.Reason)
@@ -594,8 +602,8 @@ func (p *stepPrinter) summary(res runtime.Result) {
 	if res.Reason != "" {
 		line += ": " + withoutRepeat(res)
 	}
-	if u := res.Usage; u.InputTokens+u.OutputTokens > 0 {
-		line += fmt.Sprintf(" [%d+%d tokens]", u.InputTokens, u.OutputTokens)
+	if t := res.Usage.Tokens(); t != "" {
+		line += " [" + t + " tokens]"
 	}
 	fmt.Fprintln(p.w, line)
 }

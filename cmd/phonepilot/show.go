@@ -60,8 +60,8 @@ func printTask(w io.Writer, t storage.Task, steps []storage.Step) {
 	}
 	fmt.Fprintf(w, "status   %s\n", status)
 	fmt.Fprintf(w, "created  %s   took %s\n", t.Created.Local().Format(time.DateTime), took(t))
-	if t.Usage.InputTokens+t.Usage.OutputTokens > 0 {
-		fmt.Fprintf(w, "tokens   %d in, %d out\n", t.Usage.InputTokens, t.Usage.OutputTokens)
+	if tk := t.Usage.Tokens(); tk != "" {
+		fmt.Fprintf(w, "tokens   %s\n", tk)
 	}
 	if len(steps) == 0 {
 		fmt.Fprintln(w, "no steps recorded")

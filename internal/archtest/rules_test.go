@@ -27,16 +27,18 @@ var allowedImports = map[string][]string{
 	"device/sim/simadb":        {"device/sim", "device/sim/adbd", "internal/*"},
 	// The table of backends: each backend's names, checks, opening (with
 	// its camera), listing and labels; commands and servers loop over it.
-	"device/backend":    {"device", "device/adb", "device/sim", "device/sim/simwda", "device/wda", "device/devicetest", "perception/frame", "scene", "internal/*"},
-	"tools":             {"apps", "device", "scene", "internal/clock"},
-	"plan":              {"apps", "scene", "tools", "task/lifecycle"},
-	"plan/rule":         {"apps", "plan", "scene", "tools", "task/lifecycle"},
-	"plan/ai":           {"plan", "scene", "tools", "perception/frame", "internal/clock", "task/lifecycle"},
+	"device/backend": {"device", "device/adb", "device/sim", "device/sim/simwda", "device/wda", "device/devicetest", "perception/frame", "scene", "internal/*"},
+	"tools":          {"apps", "device", "scene", "internal/clock"},
+	"plan":           {"apps", "scene", "tools", "task/lifecycle"},
+	"plan/rule":      {"apps", "plan", "scene", "tools", "task/lifecycle"},
+	"plan/ai":        {"plan", "plan/ai/tokens", "scene", "tools", "perception/frame", "internal/clock", "task/lifecycle"},
+	// Token counts for servers that report none: a tokenizer, image rules.
+	"plan/ai/tokens":    nil,
 	"safety":            {"apps", "scene", "tools"},
 	"plan/ai/anthropic": {"plan/ai", "plan", "tools", "scene", "perception/frame"},
 	"plan/ai/openai":    {"plan/ai", "plan", "tools", "scene", "perception/frame"},
 	// Test helpers shared by the AIPlanner's and the providers' tests.
-	"plan/ai/aitest": {"plan/ai", "plan", "tools", "scene", "perception/frame", "internal/*", "task/lifecycle"},
+	"plan/ai/aitest": {"plan/ai", "plan/ai/tokens", "plan", "tools", "scene", "perception/frame", "internal/*", "task/lifecycle"},
 	"runtime":        {"apps", "plan", "tools", "device", "scene", "perception", "internal/clock", "task/lifecycle", "safety"},
 	"storage":        {"scene", "plan", "tools", "task/lifecycle"},
 	// SQL shared by the two stores.

@@ -37,10 +37,17 @@ type Config struct {
 	MaxReasks int
 	// MaxTokens caps the model's output per request.
 	MaxTokens int
-	// HistorySteps is how many recent steps are replayed as proper tool
-	// call/result pairs; older steps are summarised as text. Zero means the
-	// default.
+	// HistorySteps bounds the conversation: it replays up to this many
+	// steps as tool call/result pairs; one step more and it starts again
+	// from a one-line summary of every step so far (at most 30 lines), and
+	// grows from there. Between two such starts each request is the
+	// previous one plus the new turn, which the providers' prompt caches
+	// serve. Zero means the default.
 	HistorySteps int
+	// CacheKey names the task's conversation in the provider's prompt
+	// cache (OpenAI's prompt_cache_key); empty means a random one per
+	// Planner, that is per task.
+	CacheKey string
 	// Timeout bounds one HTTP attempt to the provider.
 	Timeout time.Duration
 	// MaxRetries is the provider SDK's retry budget for 429, 529, 5xx and
@@ -55,7 +62,7 @@ type Config struct {
 const (
 	DefaultMaxReasks     = 2
 	DefaultMaxTokens     = 1024
-	DefaultHistorySteps  = 6
+	DefaultHistorySteps  = 32
 	DefaultTimeout       = 60 * time.Second
 	DefaultMaxRetries    = 2
 	DefaultMaxRetryDelay = 30 * time.Second

@@ -17,7 +17,7 @@ func (scriptedModel) Complete(ctx context.Context, req ai.Request) (ai.Reply, er
 	return ai.Reply{
 		Stop:      ai.StopToolUse,
 		ToolCalls: []ai.ToolUse{{ID: "toolu_1", Name: "tap", Args: json.RawMessage(`{"element": 2}`)}},
-		Usage:     ai.TokenUsage{Input: 812, Output: 21},
+		Usage:     ai.TokenUsage{Input: 812, Output: 21, Reported: true},
 	}, nil
 }
 

@@ -5,4 +5,5 @@ var (
 	FitSize         = fitSize
 	FitImage        = fitImage
 	MaxSummaryLines = maxSummaryLines
+	KeepReplayed    = keepReplayed
 )

@@ -18,12 +18,15 @@ package ai
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"phonepilot/plan"
 	"phonepilot/scene"
@@ -31,10 +34,17 @@ import (
 )
 
 // Planner is the AIPlanner.
+//
+// A Planner plans one task: it keeps the task's conversation with the
+// model, which only grows at its end (see conversation), so that the
+// provider's prompt cache serves every request but its newest turn.
 type Planner struct {
 	cfg      Config
 	provider Provider
 	tools    []ToolSpec
+
+	mu   sync.Mutex // one decision at a time
+	conv conversation
 }
 
 var _ plan.Planner = (*Planner)(nil)
@@ -64,7 +74,11 @@ func NewWithProvider(cfg Config, p Provider) *Planner {
 	for i, s := range specs {
 		ts[i] = ToolSpec{Name: s.Name, Description: s.Description, Schema: s.Schema}
 	}
-	return &Planner{cfg: cfg.withDefaults(), provider: p, tools: ts}
+	cfg = cfg.withDefaults()
+	if cfg.CacheKey == "" {
+		cfg.CacheKey = newCacheKey()
+	}
+	return &Planner{cfg: cfg, provider: p, tools: ts}
 }
 
 // Errors a decision can end with. Each is wrapped with the details.
@@ -94,6 +108,8 @@ func (p *Planner) plan(ctx context.Context, in plan.Input) (plan.Decision, error
 	if in.Scene == nil {
 		return plan.Decision{}, fmt.Errorf("ai: %w", ErrNoScene)
 	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	log := p.cfg.Logger
 	listed := listedIndices(in.Scene)
 
@@ -111,9 +127,11 @@ func (p *Planner) plan(ctx context.Context, in plan.Input) (plan.Decision, error
 	req := Request{
 		System:    SystemPrompt,
 		Tools:     p.tools,
-		Messages:  buildMessages(in, p.cfg.HistorySteps, cur),
 		MaxTokens: p.cfg.MaxTokens,
+		CacheKey:  p.cfg.CacheKey,
 	}
+	p.conv.sync(in, p.cfg.HistorySteps)
+	req.Messages = p.conv.request(in.Goal, cur)
 
 	var usage plan.Usage
 	for attempt := 0; ; attempt++ {
@@ -122,16 +140,25 @@ func (p *Planner) plan(ctx context.Context, in plan.Input) (plan.Decision, error
 		}
 		start := p.cfg.Clock.Now()
 		reply, err := p.provider.Complete(ctx, req)
+		estimated := err == nil && !reply.Usage.Reported
+		if estimated {
+			// The server said nothing of its cost: count it.
+			reply.Usage = Estimate(p.cfg.Provider, req, reply)
+		}
 		usage = usage.Add(plan.Usage{
-			InputTokens:  reply.Usage.Input,
-			OutputTokens: reply.Usage.Output,
-			Latency:      p.cfg.Clock.Now().Sub(start),
+			Estimated:        estimated,
+			InputTokens:      reply.Usage.Input,
+			CacheReadTokens:  reply.Usage.CacheRead,
+			CacheWriteTokens: reply.Usage.CacheWrite,
+			OutputTokens:     reply.Usage.Output,
+			Latency:          p.cfg.Clock.Now().Sub(start),
 		})
 		if err != nil {
 			return plan.Decision{Usage: usage}, fmt.Errorf("ai: model call failed: %w", err)
 		}
 		log.Debug("model replied", "stop", reply.RawStop, "tool_calls", len(reply.ToolCalls),
-			"input_tokens", reply.Usage.Input, "output_tokens", reply.Usage.Output)
+			"input_tokens", reply.Usage.Input, "cache_read_tokens", reply.Usage.CacheRead,
+			"cache_write_tokens", reply.Usage.CacheWrite, "output_tokens", reply.Usage.Output)
 
 		switch reply.Stop {
 		case StopRefusal:
@@ -281,3 +308,11 @@ type redactedError struct {
 
 func (e *redactedError) Error() string { return e.msg }
 func (e *redactedError) Unwrap() error { return e.err }
+
+// newCacheKey names one task's conversation for the provider's prompt
+// cache: random, so that nothing about the task or the user leaks into it.
+func newCacheKey() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return "phonepilot-" + hex.EncodeToString(b[:])
+}

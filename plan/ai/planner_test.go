@@ -62,14 +62,14 @@ func answer(calls ...string) func(ai.Request) (ai.Reply, error) {
 			r.ToolCalls = append(r.ToolCalls, ai.ToolUse{ID: fmt.Sprintf("toolu_%d", i), Name: name, Args: json.RawMessage(args)})
 		}
 		r.Stop = ai.StopToolUse
-		r.Usage = ai.TokenUsage{Input: 1000, Output: 30}
+		r.Usage = ai.TokenUsage{Input: 1000, Output: 30, Reported: true}
 		return r, nil
 	}
 }
 
 func textOnly(text string) func(ai.Request) (ai.Reply, error) {
 	return func(ai.Request) (ai.Reply, error) {
-		return ai.Reply{Text: text, Stop: ai.StopEndTurn, Usage: ai.TokenUsage{Input: 900, Output: 12}}, nil
+		return ai.Reply{Text: text, Stop: ai.StopEndTurn, Usage: ai.TokenUsage{Input: 900, Output: 12, Reported: true}}, nil
 	}
 }
 
@@ -434,7 +434,7 @@ func TestTwoToolCallsUseTheFirstAndLogIt(t *testing.T) {
 
 func TestRefusalAndMaxTokensFailClearly(t *testing.T) {
 	refuse := func(ai.Request) (ai.Reply, error) {
-		return ai.Reply{Stop: ai.StopRefusal, Refusal: "I can't help with purchases.", Usage: ai.TokenUsage{Input: 10, Output: 5}}, nil
+		return ai.Reply{Stop: ai.StopRefusal, Refusal: "I can't help with purchases.", Usage: ai.TokenUsage{Input: 10, Output: 5, Reported: true}}, nil
 	}
 	cut := func(ai.Request) (ai.Reply, error) {
 		return ai.Reply{Stop: ai.StopMaxTokens, ToolCalls: []ai.ToolUse{{ID: "a", Name: "type_text", Args: json.RawMessage(`{"text":"Mac`)}}}, nil
@@ -560,11 +560,11 @@ func TestLongHistoryIsBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	req := fp.reqs[0]
-	if len(req.Messages) != 1+2*ai.DefaultHistorySteps {
-		t.Errorf("messages = %d, want %d", len(req.Messages), 1+2*ai.DefaultHistorySteps)
+	if len(req.Messages) != 1+2*ai.KeepReplayed {
+		t.Errorf("messages = %d, want %d", len(req.Messages), 1+2*ai.KeepReplayed)
 	}
 	intro := texts(req.Messages[0])
-	if !strings.Contains(intro, fmt.Sprintf("(%d earlier steps omitted)", 200-ai.DefaultHistorySteps-ai.MaxSummaryLines)) {
+	if !strings.Contains(intro, fmt.Sprintf("(%d earlier steps omitted)", 200-ai.KeepReplayed-ai.MaxSummaryLines)) {
 		t.Errorf("intro does not say what was omitted:\n%s", intro)
 	}
 	total := 0
@@ -573,6 +573,21 @@ func TestLongHistoryIsBounded(t *testing.T) {
 	}
 	if total > 12_000 {
 		t.Errorf("prompt text is %d bytes for 200 steps; history must stay within its budget", total)
+	}
+
+	// Over a whole run of 200 decisions the conversation grows at its end
+	// and starts again from a summary once it holds more than its window.
+	fp = &fakeProvider{script: []func(ai.Request) (ai.Reply, error){answer(`tap {"element":2}`)}}
+	p, _ = newPlanner(t, fp)
+	most := 0
+	for n := 0; n <= 200; n++ {
+		if _, err := p.Plan(context.Background(), input(aitest.TaobaoResults(), hist[:n]...)); err != nil {
+			t.Fatal(err)
+		}
+		most = max(most, len(fp.reqs[n].Messages))
+	}
+	if want := 1 + 2*ai.DefaultHistorySteps; most != want {
+		t.Errorf("the longest request had %d messages, want %d (goal, then the window's steps)", most, want)
 	}
 }
 
@@ -831,7 +846,9 @@ func TestAskUserOfferedAndTheAnswerReachesTheModel(t *testing.T) {
 	if got := dump(fp.reqs[0]); !strings.Contains(got, said) {
 		t.Errorf("the answer is not in the prompt:\n%s", got)
 	}
-	if got := dump(fp.reqs[1]); strings.Contains(got, "482913") && strings.Contains(got, "The user answered") {
-		t.Errorf("the answer is repeated on a later decision:\n%s", got)
+	// The answer stays where it was given, in the conversation, and is
+	// not said again.
+	if got := dump(fp.reqs[1]); strings.Count(got, said) != 1 {
+		t.Errorf("the answer is not said exactly once on a later decision:\n%s", got)
 	}
 }

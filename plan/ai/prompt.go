@@ -1,8 +1,10 @@
 package ai
 
 import (
+	"bytes"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -53,82 +55,160 @@ type turn struct {
 	imageNote string // why there is no image, or what the image is
 }
 
-// buildMessages lays out the conversation for one decision: the goal and a
-// summary of old steps, then each recent step as an assistant tool call
-// answered by its tool result, then the current screen. Every tool call is
-// answered in the very next user message (both APIs reject anything else;
-// see anthropic_error_400_orphan_tool_result.json).
-func buildMessages(in plan.Input, recent int, cur turn) []Message {
-	hist := in.History
-	split := len(hist) - recent
-	if split < 0 {
-		split = 0
-	}
-	older, newer := hist[:split], hist[split:]
+// conversation is one task's messages as the model has been sent them,
+// without the screens: the goal (and a summary of steps from before the
+// last compaction), then each step as an assistant tool call answered by
+// its result, with the notes of each turn (a person's answer, a failed
+// step, a loop). It only grows at its end, so every request starts with the
+// previous one and the provider's prompt cache holds all of it; the current
+// screen and its screenshot are sent after it, once. When it holds more
+// than its window of steps it starts again from a summary (one line per
+// step, at most maxSummaryLines), which keeps its size bounded.
+type conversation struct {
+	goal  string
+	msgs  []Message         // the last one is a user message
+	steps []plan.StepRecord // the steps in msgs (summarised or replayed), oldest first
+	base  int               // how many of steps msgs[0] summarises
+}
 
+// sync brings the conversation up to in: new steps are appended (or, past
+// the window, the conversation is compacted), then this turn's notes. A
+// history that does not continue the one seen before (another goal, steps
+// rewritten) starts a new conversation.
+func (c *conversation) sync(in plan.Input, window int) {
+	if c.msgs == nil || c.goal != in.Goal || !continues(in.History, c.steps) {
+		c.reset(in.Goal, in.History, in.Scenes, window)
+	} else if fresh := in.History[len(c.steps):]; len(in.History)-c.base > window {
+		c.reset(in.Goal, in.History, in.Scenes, window)
+	} else {
+		for _, st := range fresh {
+			c.appendStep(st, in.Scenes)
+		}
+		c.steps = append(c.steps, fresh...)
+	}
+	if n := notes(in); n != "" {
+		c.appendUser(Part{Text: n})
+	}
+}
+
+// continues reports whether hist starts with the steps seen before.
+func continues(hist, seen []plan.StepRecord) bool {
+	if len(hist) < len(seen) {
+		return false
+	}
+	for i, st := range seen {
+		h := hist[i]
+		if h.Number != st.Number || h.Call.Name != st.Call.Name || !bytes.Equal(h.Call.Args, st.Call.Args) || h.Status != st.Status {
+			return false
+		}
+	}
+	return true
+}
+
+// keepReplayed is how many of the latest steps a new conversation replays
+// as tool calls; the steps before them are summarised.
+const keepReplayed = 6
+
+// reset starts the conversation again: the goal, a summary of hist but its
+// last keepReplayed steps (at most window), then those steps.
+func (c *conversation) reset(goal string, all []plan.StepRecord, scenes []plan.SceneRecord, window int) {
+	split := max(0, len(all)-min(keepReplayed, window))
+	hist := all[:split]
 	var intro strings.Builder
-	fmt.Fprintf(&intro, "Goal: %s\n", in.Goal)
-	if len(older) > 0 {
-		intro.WriteString("\nEarlier steps (summarised; their screens are gone):\n")
+	fmt.Fprintf(&intro, "Goal: %s", goal)
+	if len(hist) > 0 {
+		intro.WriteString("\n\nSteps so far (summarised; their screens are gone):\n")
 		skip := 0
-		if len(older) > maxSummaryLines {
-			skip = len(older) - maxSummaryLines
+		if len(hist) > maxSummaryLines {
+			skip = len(hist) - maxSummaryLines
 			fmt.Fprintf(&intro, "(%d earlier steps omitted)\n", skip)
 		}
-		for _, st := range older[skip:] {
-			fmt.Fprintf(&intro, "%d. %s → %s\n", st.Number, st.Call, outcome(st, in.Scenes))
+		for _, st := range hist[skip:] {
+			fmt.Fprintf(&intro, "%d. %s → %s\n", st.Number, st.Call, outcome(st, scenes))
 		}
 	}
+	*c = conversation{
+		goal:  goal,
+		msgs:  []Message{{Role: RoleUser, Parts: []Part{{Text: strings.TrimRight(intro.String(), "\n")}}}},
+		steps: slices.Clone(all),
+		base:  split,
+	}
+	for _, st := range all[split:] {
+		c.appendStep(st, scenes)
+	}
+}
 
-	msgs := []Message{{Role: RoleUser, Parts: []Part{{Text: strings.TrimRight(intro.String(), "\n")}}}}
-	for _, st := range newer {
-		id := historyID(st.Number)
-		args := st.Call.Args
-		if len(args) == 0 {
-			args = []byte("{}")
-		}
-		var use []Part
-		if st.Intent != "" {
-			use = append(use, Part{Text: st.Intent})
-		}
-		use = append(use, Part{ToolUse: &ToolUse{ID: id, Name: st.Call.Name, Args: args}})
-		msgs = append(msgs,
-			Message{Role: RoleAssistant, Parts: use},
-			Message{Role: RoleUser, Parts: []Part{{ToolResult: &ToolResult{
-				ID: id, Content: outcome(st, in.Scenes), IsError: st.Status == lifecycle.StepFailed,
-			}}}})
+// appendStep adds a step as the assistant's tool call answered by its
+// result. Every tool call is answered in the very next user message (both
+// APIs reject anything else; see anthropic_error_400_orphan_tool_result.json).
+func (c *conversation) appendStep(st plan.StepRecord, scenes []plan.SceneRecord) {
+	id := historyID(st.Number)
+	args := st.Call.Args
+	if len(args) == 0 {
+		args = []byte("{}")
 	}
+	var use []Part
+	if st.Intent != "" {
+		use = append(use, Part{Text: st.Intent})
+	}
+	use = append(use, Part{ToolUse: &ToolUse{ID: id, Name: st.Call.Name, Args: args}})
+	c.msgs = append(c.msgs,
+		Message{Role: RoleAssistant, Parts: use},
+		Message{Role: RoleUser, Parts: []Part{{ToolResult: &ToolResult{
+			ID: id, Content: outcome(st, scenes), IsError: st.Status == lifecycle.StepFailed,
+		}}}})
+}
+
+// appendUser adds parts at the end of the last (user) message.
+func (c *conversation) appendUser(parts ...Part) {
+	last := &c.msgs[len(c.msgs)-1]
+	last.Parts = append(last.Parts, parts...)
+}
+
+// request is the messages of one decision: the conversation, its last part
+// marked as the end of the cacheable prefix, then the current screen.
+// The conversation itself is not changed.
+func (c *conversation) request(goal string, cur turn) []Message {
+	msgs := slices.Clone(c.msgs)
+	last := &msgs[len(msgs)-1]
+	last.Parts = slices.Clone(last.Parts)
+	last.Parts[len(last.Parts)-1].CacheBreak = true
 
 	var now strings.Builder
-	if in.Replan && in.Reason != "" {
-		fmt.Fprintf(&now, "Note: the last step did not work out: %s\n", in.Reason)
-	}
-	if a := in.Answer; a != nil {
-		fmt.Fprintf(&now, "The user answered your question (%s): %s\n", oneLine(a.Question, 200), oneLine(a.Text, 500))
-	}
-	if in.Stuck != "" {
-		fmt.Fprintf(&now, "Note: you seem to be going in circles (%s). Try a different way, or finish_task if the goal cannot be reached.\n", in.Stuck)
-	}
 	fmt.Fprintf(&now, "Current screen (use only these [N] indices):\n<screen>\n%s\n</screen>\n", fenced(strings.TrimRight(cur.listing, "\n")))
 	if cur.imageNote != "" {
 		fmt.Fprintf(&now, "Screenshot: %s\n", cur.imageNote)
 	}
-	fmt.Fprintf(&now, "Goal: %s\nCall exactly one tool.", in.Goal)
-
-	var parts []Part
+	fmt.Fprintf(&now, "Goal: %s\nCall exactly one tool.", goal)
 	if cur.image != nil {
-		parts = append(parts, Part{Image: cur.image})
+		last.Parts = append(last.Parts, Part{Image: cur.image})
 	}
-	parts = append(parts, Part{Text: now.String()})
-	if len(newer) == 0 {
-		// No tool results to answer: the goal and the screen share the
-		// first user message.
-		msgs[0].Parts = append(msgs[0].Parts, parts...)
-	} else {
-		last := &msgs[len(msgs)-1]
-		last.Parts = append(last.Parts, parts...)
-	}
+	last.Parts = append(last.Parts, Part{Text: now.String()})
 	return msgs
+}
+
+// notes is what this turn says besides the screen: why the last step did
+// not work out, a person's answer, a loop. They stay in the conversation.
+func notes(in plan.Input) string {
+	var b strings.Builder
+	if in.Replan && in.Reason != "" {
+		fmt.Fprintf(&b, "Note: the last step did not work out: %s\n", in.Reason)
+	}
+	if a := in.Answer; a != nil {
+		fmt.Fprintf(&b, "The user answered your question (%s): %s\n", oneLine(a.Question, 200), oneLine(a.Text, 500))
+	}
+	if in.Stuck != "" {
+		fmt.Fprintf(&b, "Note: you seem to be going in circles (%s). Try a different way, or finish_task if the goal cannot be reached.\n", in.Stuck)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// buildMessages lays out one decision from scratch: a new conversation
+// brought up to in, and the current screen.
+func buildMessages(in plan.Input, window int, cur turn) []Message {
+	var c conversation
+	c.sync(in, window)
+	return c.request(in.Goal, cur)
 }
 
 // outcome is a step's result as the model reads it: status, the tool's

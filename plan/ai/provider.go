@@ -16,11 +16,19 @@ type Provider interface {
 }
 
 // Request is one decision call in provider-neutral form.
+//
+// Caching: System and Tools never change within a task, and Messages only
+// grow at their end, so a provider can cache all of it but the newest turn.
+// The Part marked CacheBreak ends what is worth caching (everything after
+// it, the current screen and its screenshot, is sent once); CacheKey names
+// the task's conversation, the same for every request of one task (OpenAI
+// routes requests with one prompt_cache_key to the same cache).
 type Request struct {
 	System    string
 	Tools     []ToolSpec
 	Messages  []Message
 	MaxTokens int
+	CacheKey  string
 }
 
 // ToolSpec is a tool as a model sees it: name, description and the JSON
@@ -48,12 +56,15 @@ type Message struct {
 	Parts []Part
 }
 
-// Part is one piece of a message; exactly one field is set.
+// Part is one piece of a message; exactly one of Text, Image, ToolUse and
+// ToolResult is set. CacheBreak marks the last part of the request's
+// cacheable prefix (see Request).
 type Part struct {
 	Text       string
 	Image      *Image
 	ToolUse    *ToolUse
 	ToolResult *ToolResult
+	CacheBreak bool
 }
 
 // Image is an encoded picture for the model.
@@ -103,9 +114,13 @@ type Reply struct {
 	Usage     TokenUsage
 }
 
-// TokenUsage counts tokens of one request.
+// TokenUsage counts tokens of one request as the provider reported them.
+// Input is every input token, CacheRead and CacheWrite the parts of it read
+// from and written to the prompt cache. Reported is false when the response
+// carried no usage at all (some compatible servers send none).
 type TokenUsage struct {
-	Input, Output int64
+	Input, CacheRead, CacheWrite, Output int64
+	Reported                             bool
 }
 
 // ProviderError is a model API failure that survived the SDK's retries: the

@@ -114,6 +114,7 @@ func TestPlannerRequestBodiesGolden(t *testing.T) {
 			srv := aitest.NewModelServer(t, tapSearchField)
 			cfg := ai.Defaults()
 			cfg.Provider, cfg.APIKey, cfg.BaseURL, cfg.Camera = name, "k", baseURL(name, srv.URL), cam
+			cfg.CacheKey = "phonepilot-task-1"
 			p, err := ai.New(cfg)
 			if err != nil {
 				t.Fatal(err)

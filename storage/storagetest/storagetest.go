@@ -246,7 +246,7 @@ func testStatusLifecycle(t *testing.T, s storage.Store) {
 		t.Errorf("running task: status %s started %v finished %v", run.Status, run.Started, run.Finished)
 	}
 	end := start.Add(3 * time.Second)
-	usage := plan.Usage{InputTokens: 1200, OutputTokens: 80, Latency: 2 * time.Second}
+	usage := plan.Usage{InputTokens: 1200, CacheReadTokens: 900, CacheWriteTokens: 150, OutputTokens: 80, Latency: 2 * time.Second}
 	done, err := s.UpdateStatus(ctx(t), task.ID, storage.Change{From: []lifecycle.Status{lifecycle.Running}, To: lifecycle.Completed, Reason: "search results shown", At: end, Usage: usage})
 	if err != nil {
 		t.Fatalf("running→completed: %v", err)
@@ -402,7 +402,7 @@ func sampleStep(taskID string, n int) storage.Step {
 			Changed:  true,
 			Started:  base.Add(time.Duration(n) * time.Second),
 			Duration: 900 * time.Millisecond,
-			Usage:    plan.Usage{InputTokens: 10, OutputTokens: 2, Latency: time.Second},
+			Usage:    plan.Usage{InputTokens: 10, CacheReadTokens: 6, CacheWriteTokens: 3, OutputTokens: 2, Latency: time.Second, Estimated: true},
 		},
 		Scene: json.RawMessage(sceneJSON),
 	}

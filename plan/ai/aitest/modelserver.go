@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"phonepilot/plan/ai/tokens"
 )
 
 // Turn is one decision request as a scripted model sees it.
@@ -21,6 +23,7 @@ type Turn struct {
 	Images   int    // images anywhere in the request
 	Auth     string // the Authorization header received
 	Body     []byte
+	Usage    Usage // what the server reported for the request
 }
 
 // Lines returns the listing's element lines by index.
@@ -54,11 +57,16 @@ type Script func(Turn) (tool string, args string)
 // ModelServer is a loopback model API speaking both the Anthropic Messages
 // API (POST /v1/messages) and OpenAI Chat Completions (POST
 // /v1/chat/completions), answering every request with one tool call chosen
-// by a Script, in the shape of the recorded replies.
+// by a Script, in the shape of the recorded replies. It reports usage as
+// the real APIs do, prompt caching included: it counts the request's tokens
+// (package tokens) and keeps a prompt cache by each provider's documented
+// rules, so a request that repeats an earlier one's prefix is told so.
 type ModelServer struct {
 	*httptest.Server
 	mu    sync.Mutex
 	turns []Turn
+	anth  cache
+	oai   map[string][][]block
 }
 
 // NewModelServer starts a ModelServer; it stops when the test ends.
@@ -66,7 +74,14 @@ func NewModelServer(t testing.TB, script Script) *ModelServer {
 	t.Helper()
 	anth := Fixture(t, "anthropic_response_tool_use_only.json")
 	oai := Fixture(t, "openai_response_tool_call_single.json")
-	s := &ModelServer{}
+	var shape struct {
+		Usage map[string]any `json:"usage"`
+	}
+	if err := json.Unmarshal(Fixture(t, "openai_response_image_input.json"), &shape); err != nil {
+		t.Fatal(err)
+	}
+	oaiUsage := shape.Usage
+	s := &ModelServer{anth: cache{}, oai: map[string][][]block{}}
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		var provider string
@@ -86,21 +101,47 @@ func NewModelServer(t testing.TB, script Script) *ModelServer {
 		}
 		turn.Auth = r.Header.Get("Authorization")
 		s.mu.Lock()
+		if provider == "anthropic" {
+			turn.Usage, err = anthropicUsage(body, s.anth)
+		} else {
+			turn.Usage, err = openaiUsage(body, s.oai)
+		}
+		if err != nil {
+			s.mu.Unlock()
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
 		turn.N = len(s.turns) + 1
 		s.turns = append(s.turns, turn)
 		s.mu.Unlock()
 		name, args := script(turn)
+		u := turn.Usage
+		u.Output = tokens.Text(name) + tokens.Text(args) + perMessage
 		id := fmt.Sprintf("call_%d", turn.N)
 		var out []byte
 		if provider == "anthropic" {
 			out = rewrite(anth, func(m map[string]any) {
 				m["content"] = []any{map[string]any{"type": "tool_use", "id": id, "name": name, "input": json.RawMessage(args)}}
+				usage := m["usage"].(map[string]any)
+				usage["input_tokens"] = u.Uncached()
+				usage["cache_read_input_tokens"] = u.CacheRead
+				usage["cache_creation_input_tokens"] = u.CacheWrite
+				usage["cache_creation"] = map[string]any{"ephemeral_5m_input_tokens": u.CacheWrite, "ephemeral_1h_input_tokens": 0}
+				usage["output_tokens"] = u.Output
 			})
 		} else {
 			out = rewrite(oai, func(m map[string]any) {
 				msg := m["choices"].([]any)[0].(map[string]any)["message"].(map[string]any)
 				msg["tool_calls"] = []any{map[string]any{"id": id, "type": "function",
 					"function": map[string]any{"name": name, "arguments": args}}}
+				// The usage shape of a recorded reply with its details
+				// (openai_response_image_input.json).
+				m["usage"] = rewriteMap(oaiUsage, func(usage map[string]any) {
+					usage["prompt_tokens"] = u.Input
+					usage["completion_tokens"] = u.Output
+					usage["total_tokens"] = u.Input + u.Output
+					usage["prompt_tokens_details"].(map[string]any)["cached_tokens"] = u.CacheRead
+				})
 			})
 		}
 		w.Header().Set("Content-Type", "application/json")
@@ -115,6 +156,15 @@ func (s *ModelServer) Turns() []Turn {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]Turn(nil), s.turns...)
+}
+
+// rewriteMap returns a deep copy of m changed by f.
+func rewriteMap(m map[string]any, f func(map[string]any)) map[string]any {
+	b, _ := json.Marshal(m)
+	var out map[string]any
+	_ = json.Unmarshal(b, &out)
+	f(out)
+	return out
 }
 
 func rewrite(fixture []byte, f func(map[string]any)) []byte {

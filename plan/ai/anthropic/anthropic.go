@@ -2,7 +2,9 @@
 // API, over the official SDK (github.com/anthropics/anthropic-sdk-go/v2). It
 // sends the tools natively with tool_choice {"type":"any",
 // "disable_parallel_tool_use":true}, so the model answers with exactly one
-// tool_use block. Importing the package registers it as "anthropic".
+// tool_use block. Two cache_control breakpoints (of the four the API
+// allows) cache the tools and system prompt, and the conversation up to the
+// current screen. Importing the package registers it as "anthropic".
 package anthropic
 
 import (
@@ -134,8 +136,10 @@ func (p *Provider) params(req ai.Request) (sdk.MessageNewParams, error) {
 	if params.MaxTokens <= 0 {
 		params.MaxTokens = ai.DefaultMaxTokens
 	}
+	// Breakpoint 1: tools, then system, are the first part of the prompt
+	// and never change; a breakpoint on the system block caches both.
 	if req.System != "" {
-		params.System = []sdk.TextBlockParam{{Text: req.System}}
+		params.System = []sdk.TextBlockParam{{Text: req.System, CacheControl: sdk.NewCacheControlEphemeralParam()}}
 	}
 	for _, t := range req.Tools {
 		schema, err := inputSchema(t.Schema)
@@ -164,6 +168,14 @@ func (p *Provider) params(req ai.Request) (sdk.MessageNewParams, error) {
 				blocks = append(blocks, sdk.NewImageBlockBase64(part.Image.MediaType, base64.StdEncoding.EncodeToString(part.Image.Data)))
 			case part.Text != "":
 				blocks = append(blocks, sdk.NewTextBlock(part.Text))
+			default:
+				continue
+			}
+			if part.CacheBreak {
+				// Breakpoint 2: the conversation so far.
+				if cc := blocks[len(blocks)-1].GetCacheControl(); cc != nil {
+					*cc = sdk.NewCacheControlEphemeralParam()
+				}
 			}
 		}
 		if len(blocks) == 0 {
@@ -222,8 +234,11 @@ func parse(msg *sdk.Message) ai.Reply {
 		RawStop: string(msg.StopReason),
 		Model:   string(msg.Model),
 		Usage: ai.TokenUsage{
-			Input:  msg.Usage.InputTokens + msg.Usage.CacheCreationInputTokens + msg.Usage.CacheReadInputTokens,
-			Output: msg.Usage.OutputTokens,
+			Input:      msg.Usage.InputTokens + msg.Usage.CacheCreationInputTokens + msg.Usage.CacheReadInputTokens,
+			CacheRead:  msg.Usage.CacheReadInputTokens,
+			CacheWrite: msg.Usage.CacheCreationInputTokens,
+			Output:     msg.Usage.OutputTokens,
+			Reported:   msg.Usage.JSON.InputTokens.Valid() || msg.Usage.JSON.OutputTokens.Valid(),
 		},
 	}
 	for _, b := range msg.Content {

@@ -2,8 +2,9 @@
 // function calling, over the official SDK (github.com/openai/openai-go/v3).
 // It asks for tool_choice "required" with parallel_tool_calls false, and
 // works with OpenAI-compatible servers (vLLM, Ollama, LM Studio) through a
-// base URL that includes /v1. Importing the package registers it as
-// "openai".
+// base URL that includes /v1. Its prompt caching is automatic: each task
+// sends one prompt_cache_key, and the planner's messages only grow at
+// their end. Importing the package registers it as "openai".
 package openai
 
 import (
@@ -111,6 +112,11 @@ func (p *Provider) params(req ai.Request) (sdk.ChatCompletionNewParams, error) {
 		},
 		ParallelToolCalls: sdk.Bool(false),
 	}
+	// OpenAI caches prompt prefixes by itself; the key keeps one task's
+	// requests on the same cache. Compatible servers ignore the field.
+	if req.CacheKey != "" {
+		params.PromptCacheKey = sdk.String(req.CacheKey)
+	}
 	maxTokens := int64(req.MaxTokens)
 	if maxTokens <= 0 {
 		maxTokens = ai.DefaultMaxTokens
@@ -202,7 +208,12 @@ func (p *Provider) params(req ai.Request) (sdk.ChatCompletionNewParams, error) {
 func parse(resp *sdk.ChatCompletion) (ai.Reply, error) {
 	r := ai.Reply{
 		Model: resp.Model,
-		Usage: ai.TokenUsage{Input: resp.Usage.PromptTokens, Output: resp.Usage.CompletionTokens},
+		Usage: ai.TokenUsage{
+			Input:     resp.Usage.PromptTokens,
+			CacheRead: resp.Usage.PromptTokensDetails.CachedTokens,
+			Output:    resp.Usage.CompletionTokens,
+			Reported:  resp.Usage.JSON.PromptTokens.Valid(),
+		},
 	}
 	if len(resp.Choices) == 0 {
 		return r, &ai.ProviderError{Provider: Name, Status: http.StatusOK, Message: "the response has no choices"}

@@ -94,7 +94,7 @@ func jsonOr(raw json.RawMessage, empty string) string {
 
 // taskColumns are what a list reads; a single task adds final_scene.
 const taskColumns = `id, goal, device, planner, max_steps, status, cause, reason, owner, created_us, started_us, finished_us,
-	input_tokens, output_tokens, model_latency_ns, config, pending, seq`
+	input_tokens, cache_read_tokens, cache_write_tokens, output_tokens, model_latency_ns, tokens_estimated, config, pending, seq`
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -108,7 +108,7 @@ func scanTask(r scanner, withScene bool) (storage.Task, int64, error) {
 		pending           string
 	)
 	dest := []any{&t.ID, &t.Goal, &t.Device, &t.Planner, &t.MaxSteps, &t.Status, &t.Cause, &t.Reason, &t.Owner, &created, &started, &finished,
-		&t.Usage.InputTokens, &t.Usage.OutputTokens, &latency, &config, &pending, &seq}
+		&t.Usage.InputTokens, &t.Usage.CacheReadTokens, &t.Usage.CacheWriteTokens, &t.Usage.OutputTokens, &latency, &t.Usage.Estimated, &config, &pending, &seq}
 	if withScene {
 		dest = append(dest, &final)
 	}
@@ -182,11 +182,12 @@ func (s *Store) InsertTask(t storage.Task) (storage.Task, string, []any, error) 
 		return storage.Task{}, "", nil, errors.New("create task: final scene is not valid JSON")
 	}
 	query := s.q(`INSERT INTO tasks (id, goal, device, planner, max_steps, status, cause, reason, owner,
-		created_us, started_us, finished_us, input_tokens, output_tokens, model_latency_ns, config, final_scene, pending)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		created_us, started_us, finished_us, input_tokens, cache_read_tokens, cache_write_tokens, output_tokens, model_latency_ns,
+		tokens_estimated, config, final_scene, pending)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	args := []any{t.ID, t.Goal, t.Device, t.Planner, t.MaxSteps, string(t.Status), string(t.Cause), t.Reason, t.Owner,
 		us(t.Created), nullUS(t.Started), nullUS(t.Finished),
-		t.Usage.InputTokens, t.Usage.OutputTokens, int64(t.Usage.Latency), jsonOr(t.Config, "{}"), jsonOr(t.FinalScene, "null"), pending}
+		t.Usage.InputTokens, t.Usage.CacheReadTokens, t.Usage.CacheWriteTokens, t.Usage.OutputTokens, int64(t.Usage.Latency), t.Usage.Estimated, jsonOr(t.Config, "{}"), jsonOr(t.FinalScene, "null"), pending}
 	return t, query, args, nil
 }
 
@@ -320,8 +321,10 @@ func (s *Store) UpdateStatus(ctx context.Context, id string, c storage.Change) (
 		args = append(args, c.Owner)
 	}
 	if terminal {
-		set = append(set, "finished_us = ?", "cause = ?", "input_tokens = ?", "output_tokens = ?", "model_latency_ns = ?")
-		args = append(args, at, c.Cause, c.Usage.InputTokens, c.Usage.OutputTokens, int64(c.Usage.Latency))
+		set = append(set, "finished_us = ?", "cause = ?", "input_tokens = ?", "cache_read_tokens = ?", "cache_write_tokens = ?",
+			"output_tokens = ?", "model_latency_ns = ?", "tokens_estimated = ?")
+		args = append(args, at, c.Cause, c.Usage.InputTokens, c.Usage.CacheReadTokens, c.Usage.CacheWriteTokens,
+			c.Usage.OutputTokens, int64(c.Usage.Latency), c.Usage.Estimated)
 		if len(c.FinalScene) > 0 {
 			set = append(set, "final_scene = ?")
 			args = append(args, string(c.FinalScene))
@@ -414,16 +417,19 @@ func (s *Store) SaveStep(ctx context.Context, st storage.Step) error {
 		started = us(st.Started)
 	}
 	_, err = s.write.ExecContext(ctx, s.q(`INSERT INTO steps (task_id, number, intent, tool, args, status, reason, attempts,
-		before_fp, after_fp, changed, started_us, duration_ns, input_tokens, output_tokens, model_latency_ns, scene)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		before_fp, after_fp, changed, started_us, duration_ns, input_tokens, cache_read_tokens, cache_write_tokens,
+		output_tokens, model_latency_ns, tokens_estimated, scene)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (task_id, number) DO UPDATE SET intent = excluded.intent, tool = excluded.tool, args = excluded.args,
 		status = excluded.status, reason = excluded.reason, attempts = excluded.attempts, before_fp = excluded.before_fp,
 		after_fp = excluded.after_fp, changed = excluded.changed, started_us = excluded.started_us,
-		duration_ns = excluded.duration_ns, input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens,
-		model_latency_ns = excluded.model_latency_ns, scene = excluded.scene`),
+		duration_ns = excluded.duration_ns, input_tokens = excluded.input_tokens,
+		cache_read_tokens = excluded.cache_read_tokens, cache_write_tokens = excluded.cache_write_tokens, output_tokens = excluded.output_tokens,
+		model_latency_ns = excluded.model_latency_ns, tokens_estimated = excluded.tokens_estimated, scene = excluded.scene`),
 		st.TaskID, st.Number, st.Intent, st.Call.Name, jsonOr(st.Call.Args, "{}"), st.Status, st.Reason, string(attempts),
 		st.Before, st.After, st.Changed, started, int64(st.Duration),
-		st.Usage.InputTokens, st.Usage.OutputTokens, int64(st.Usage.Latency), jsonOr(st.Scene, "null"))
+		st.Usage.InputTokens, st.Usage.CacheReadTokens, st.Usage.CacheWriteTokens, st.Usage.OutputTokens,
+		int64(st.Usage.Latency), st.Usage.Estimated, jsonOr(st.Scene, "null"))
 	if err != nil {
 		if isForeignKey(err) {
 			return fmt.Errorf("save step %d: task %q: %w", st.Number, st.TaskID, storage.ErrNotFound)
@@ -447,7 +453,7 @@ func isForeignKey(err error) bool {
 }
 
 const stepColumns = `task_id, number, intent, tool, args, status, reason, attempts, before_fp, after_fp, changed,
-	started_us, duration_ns, input_tokens, output_tokens, model_latency_ns, scene`
+	started_us, duration_ns, input_tokens, cache_read_tokens, cache_write_tokens, output_tokens, model_latency_ns, tokens_estimated, scene`
 
 func scanStep(r scanner) (storage.Step, error) {
 	var (
@@ -456,7 +462,8 @@ func scanStep(r scanner) (storage.Step, error) {
 		started, dur, latency int64
 	)
 	err := r.Scan(&st.TaskID, &st.Number, &st.Intent, &st.Call.Name, &args, &st.Status, &st.Reason, &attempts,
-		&st.Before, &st.After, &st.Changed, &started, &dur, &st.Usage.InputTokens, &st.Usage.OutputTokens, &latency, &scene)
+		&st.Before, &st.After, &st.Changed, &started, &dur, &st.Usage.InputTokens,
+		&st.Usage.CacheReadTokens, &st.Usage.CacheWriteTokens, &st.Usage.OutputTokens, &latency, &st.Usage.Estimated, &scene)
 	if err != nil {
 		return storage.Step{}, err
 	}
