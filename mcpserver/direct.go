@@ -118,11 +118,17 @@ func (s *Server) action(name string) toolHandler {
 			return res, nil
 		}
 		// The screen may have moved on since the client read it (a timer,
-		// a notification, a person's hand): the element is checked on a
-		// fresh read before anything touches the phone.
-		now, err := h.stepper.Observe(ctx)
-		if err != nil {
-			return errorResult("%s: reading the screen failed: %v", name, err), nil
+		// a notification, a person's hand): an element is checked on a
+		// fresh read before anything touches the phone. A call that names
+		// none (a key, a scroll, a launch) needs no read: it starts from the
+		// latest observation of this device, the previous action's result
+		// or the client's observe.
+		now := st.latest
+		if named || now == nil || st.device != dev {
+			var err error
+			if now, err = h.stepper.Observe(ctx); err != nil {
+				return errorResult("%s: reading the screen failed: %v", name, err), nil
+			}
 		}
 		if named {
 			if why := changedElement(st.latest, now, idx); why != "" {

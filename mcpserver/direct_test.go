@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"image/png"
+	"image/jpeg"
 	"slices"
 	"strings"
 	"testing"
@@ -131,12 +131,12 @@ func TestObserveScreenshotOnlyWhenAsked(t *testing.T) {
 	if img == nil {
 		t.Fatalf("observe screenshot:true returned no image: %s", text(res))
 	}
-	cfg, err := png.DecodeConfig(bytes.NewReader(img.Data))
+	cfg, err := jpeg.DecodeConfig(bytes.NewReader(img.Data))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("screenshot %dx%d, %d bytes", cfg.Width, cfg.Height, len(img.Data))
-	if max(cfg.Width, cfg.Height) > mcpserver.MaxImageEdge || len(img.Data) > mcpserver.MaxImageBytes || img.MIMEType != "image/png" {
+	if max(cfg.Width, cfg.Height) > mcpserver.MaxImageEdge || len(img.Data) > mcpserver.MaxImageBytes || img.MIMEType != "image/jpeg" {
 		t.Errorf("screenshot %dx%d, %d bytes, %s: beyond the limits", cfg.Width, cfg.Height, len(img.Data), img.MIMEType)
 	}
 	for _, c := range []struct {
@@ -153,4 +153,33 @@ func TestObserveScreenshotOnlyWhenAsked(t *testing.T) {
 			}
 		}
 	}
+}
+
+// An action that names no element starts from the latest observation (the
+// previous action's answer) without reading the screen first, and the home
+// key on the home screen is done at once, not tried again.
+func TestDirectActionsReadNoMoreThanTheyNeed(t *testing.T) {
+	h := newHarness(t)
+	cs := h.connect(t, "reads", nil)
+	must(t, cs, "observe", nil)
+	phone, err := h.devs.phone("sim")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := must(t, cs, "press_key", map[string]any{"key": "home"})
+	if !strings.Contains(out, "launcher") {
+		t.Fatalf("press_key home: %s", out)
+	}
+	before := phone.Dumps()
+	out = must(t, cs, "press_key", map[string]any{"key": "home"})
+	if !strings.Contains(out, "· done") || strings.Contains(out, "attempt") {
+		t.Errorf("press_key home on the home screen is not done at once: %s", out)
+	}
+	reads := phone.Dumps() - before
+	// The settle after the key reads the screen; nothing reads it before,
+	// and no attempt is repeated.
+	if reads > 2 {
+		t.Errorf("press_key home on the home screen read the screen %d times, want at most 2", reads)
+	}
+	t.Logf("press_key home on home: %d reads: %s", reads, out)
 }

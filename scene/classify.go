@@ -61,6 +61,10 @@ func launcherPackage(pkg string) bool {
 	return strings.Contains(pkg, "launcher")
 }
 
+// OnHomeScreen reports a screen whose foreground is the launcher: where
+// the home key leads.
+func (s *Scene) OnHomeScreen() bool { return s != nil && launcherPackage(s.Package) }
+
 // ForegroundPackage picks the app a user is in from the top-level windows:
 // the largest window of an app, ignoring system decorations (status bar,
 // navigation bar, gesture areas, keyboards) and launcher overlays when an

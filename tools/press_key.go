@@ -42,4 +42,18 @@ var pressKeyTool = &Tool{
 	},
 	press:  true,
 	effect: func(Call) Effect { return Effect{Kind: EffectChange} },
+	// Home on the home screen changes nothing and needs nothing more: its
+	// effect, the launcher in front, is there.
+	changed: func(c Call, o Outcome) (bool, string) {
+		if o.Changed || homeReached(c, o) {
+			return true, ""
+		}
+		return false, "the screen did not change"
+	},
+	tookEffect: func(c Call, o Outcome) bool { return o.Changed || homeReached(c, o) },
+}
+
+// homeReached: the call is the home key and the launcher is in front.
+func homeReached(c Call, o Outcome) bool {
+	return device.Key(args[PressKeyArgs](c).Key) == device.KeyHome && o.After.OnHomeScreen()
 }

@@ -54,6 +54,7 @@ import (
 //	model      = ""            # PHONEPILOT_AI_MODEL, --model
 //	base_url   = ""            # PHONEPILOT_AI_BASE_URL, --base-url
 //	vision     = true          # PHONEPILOT_AI_VISION, --vision
+//	image_edge = 1024          # screenshot long side in px, up to 1568 (PHONEPILOT_AI_IMAGE_EDGE, --image-edge)
 //	max_reasks = 2             # PHONEPILOT_AI_MAX_REASKS
 //	max_tokens = 1024
 //	timeout    = "60s"
@@ -128,6 +129,7 @@ type aiSection struct {
 	Model     string        `toml:"model"`
 	BaseURL   string        `toml:"base_url"`
 	Vision    bool          `toml:"vision"`
+	ImageEdge int           `toml:"image_edge"`
 	MaxReasks int           `toml:"max_reasks"`
 	MaxTokens int           `toml:"max_tokens"`
 	Timeout   time.Duration `toml:"timeout"`
@@ -215,7 +217,7 @@ func defaultAppConfig() appConfig {
 			PollInterval: rt.PollInterval, SettleTimeout: rt.SettleTimeout,
 			BackoffBase: rt.BackoffBase, BackoffMax: rt.BackoffMax,
 		},
-		AI:    aiSection{Provider: "anthropic", Vision: ad.Vision, MaxReasks: ad.MaxReasks, MaxTokens: ad.MaxTokens, Timeout: ad.Timeout},
+		AI:    aiSection{Provider: "anthropic", Vision: ad.Vision, ImageEdge: ai.DefaultImageEdge, MaxReasks: ad.MaxReasks, MaxTokens: ad.MaxTokens, Timeout: ad.Timeout},
 		Sim:   simSection{Locale: "en", Seed: 1},
 		Serve: serveSection{Addr: "127.0.0.1:8080"},
 	}
@@ -336,6 +338,7 @@ func (c *appConfig) settings() []setting {
 		{"PHONEPILOT_AI_MODEL", "model", &c.AI.Model},
 		{"PHONEPILOT_AI_BASE_URL", "base-url", &c.AI.BaseURL},
 		{"PHONEPILOT_AI_VISION", "vision", &c.AI.Vision},
+		{"PHONEPILOT_AI_IMAGE_EDGE", "image-edge", &c.AI.ImageEdge},
 		{"PHONEPILOT_AI_MAX_REASKS", "max-reasks", &c.AI.MaxReasks},
 		{"PHONEPILOT_SIM_LOCALE", "sim-locale", &c.Sim.Locale},
 		{"PHONEPILOT_SIM_PROFILE", "sim-profile", &c.Sim.Profile},
@@ -515,7 +518,7 @@ func (c appConfig) gate() (*safety.Gate, error) { return safety.New(c.Safety.Pol
 func (c appConfig) aiConfig() ai.Config {
 	ac := ai.Defaults()
 	ac.Provider, ac.Model, ac.BaseURL, ac.APIKey = c.AI.Provider, c.AI.Model, c.AI.BaseURL, c.AI.APIKey
-	ac.Vision = c.AI.Vision
+	ac.Vision, ac.ImageEdge = c.AI.Vision, c.AI.ImageEdge
 	ac.MaxReasks, ac.MaxTokens, ac.Timeout = c.AI.MaxReasks, c.AI.MaxTokens, c.AI.Timeout
 	return ac
 }

@@ -18,6 +18,7 @@ import (
 
 	"phonepilot/device"
 	"phonepilot/plan"
+	"phonepilot/plan/ai"
 	"phonepilot/runtime"
 	"phonepilot/safety"
 	"phonepilot/storage"
@@ -117,6 +118,7 @@ func addRunFlags(cmd *cobra.Command, o *runOptions) {
 	f.String("model", "", "AI model id (default: the provider's default)")
 	f.String("base-url", "", "AI endpoint (OpenAI-compatible servers such as vLLM or Ollama: include /v1)")
 	f.Bool("vision", true, "send the screenshot to the AI planner beside the Scene")
+	f.Int("image-edge", ai.DefaultImageEdge, fmt.Sprintf("long side of the screenshot sent to the AI planner, in pixels (at most %d)", ai.MaxImageEdge))
 	f.Int("max-steps", runtime.Defaults().MaxSteps, "most steps a task may take")
 	f.Duration("fixed-delay", 0, "sleep this long after every action instead of waiting for the screen to settle (for comparison)")
 	f.StringVar(&o.config, "config", "", configFlagHelp)

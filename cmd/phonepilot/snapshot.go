@@ -74,6 +74,7 @@ type aiSnapshot struct {
 	Model     string   `json:"model"`
 	BaseURL   string   `json:"base_url,omitempty"`
 	Vision    bool     `json:"vision"`
+	ImageEdge int      `json:"image_edge,omitempty"`
 	MaxReasks int      `json:"max_reasks"`
 	MaxTokens int      `json:"max_tokens"`
 	Timeout   duration `json:"timeout"`
@@ -104,7 +105,7 @@ func snapshotFor(c appConfig, device, planner string) (json.RawMessage, error) {
 	if planner == "ai" {
 		a := c.AI
 		s.AI = &aiSnapshot{Provider: a.Provider, Model: modelFor(a.Provider, a.Model), BaseURL: a.BaseURL,
-			Vision: a.Vision, MaxReasks: a.MaxReasks, MaxTokens: a.MaxTokens, Timeout: duration(a.Timeout)}
+			Vision: a.Vision, ImageEdge: a.ImageEdge, MaxReasks: a.MaxReasks, MaxTokens: a.MaxTokens, Timeout: duration(a.Timeout)}
 	}
 	s.backendKind, s.backendSettings = backend.Settings(device, c.deviceOptions(nil))
 	if c.Storage.DB != "" {

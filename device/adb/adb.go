@@ -9,7 +9,7 @@
 // tree, any Unicode text set directly), started on first use; on any
 // failure of it (and with Observer uiautomator) it observes with
 // `uiautomator dump` (perception.Parse builds the Scene), captures
-// screenshots with `screencap -p` (checked before use), and acts with
+// screenshots with raw `screencap` (checked before use), and acts with
 // `input`, `am`, `monkey` and, for text that `input text` cannot type, the
 // ADB Keyboard IME.
 package adb

@@ -19,11 +19,14 @@ var pngSignature = []byte("\x89PNG\r\n\x1a\n")
 // ErrBadPNG: screencap returned something that is not a whole PNG.
 var ErrBadPNG = errors.New("screenshot is not a valid PNG")
 
-// Capture takes a screenshot with `exec:screencap -p` and checks it before
-// handing it out: PNG signature, IHDR size, and an IEND chunk at the end (a
-// transport that dies mid-transfer leaves a truncated file, and adb still
-// reports success). A FLAG_SECURE screen ("Status: -1", or an empty or
-// all-black image) is frame.ErrSecure.
+// Capture takes a screenshot with raw `exec:screencap` (no -p): the phone
+// copies its framebuffer instead of spending 1.5–2 s deflating a PNG, and
+// the host scales and encodes only what it sends (perception/shot). A
+// phone whose screencap answers with a PNG anyway is read as one: PNG
+// signature, IHDR size, and an IEND chunk at the end (a transport that dies
+// mid-transfer leaves a truncated file, and adb still reports success). A
+// FLAG_SECURE screen ("Status: -1", or an empty or all-black image) is
+// frame.ErrSecure.
 func (d *Device) Capture(ctx context.Context) (frame.Frame, error) {
 	var img *image.RGBA
 	if used, err := d.viaHelper(ctx, "screenshot", d.cfg.Timeouts.Screenshot, func(ctx context.Context, c *helper.Client) error {
@@ -36,9 +39,17 @@ func (d *Device) Capture(ctx context.Context) (frame.Frame, error) {
 		}
 		return d.encodeFrame(img)
 	}
-	out, err := d.exec(ctx, d.cfg.Timeouts.Screenshot, "screencap -p")
+	out, err := d.exec(ctx, d.cfg.Timeouts.Screenshot, "screencap")
 	if err != nil {
 		return frame.Frame{}, err
+	}
+	if !bytes.HasPrefix(out, pngSignature) {
+		if img, rerr := ParseRawScreencap(out); rerr == nil {
+			if allBlack(img) {
+				return frame.Frame{}, fmt.Errorf("adb screencap: all black: %w", frame.ErrSecure)
+			}
+			return frame.NewRGBA(img, d.clk.Now()), nil
+		}
 	}
 	w, h, err := CheckPNG(out)
 	if err != nil {
@@ -62,20 +73,54 @@ func (d *Device) Capture(ctx context.Context) (frame.Frame, error) {
 	return frame.New(out, w, h, d.clk.Now()), nil
 }
 
-// encodeFrame encodes the helper's raw pixels on the host (the phone's
-// PNG encoder is what makes `screencap -p` slow). A secure window comes out
+// encodeFrame hands the helper's raw pixels on as they are: the host
+// scales and encodes only what it sends (perception/shot; the phone's PNG
+// encoder is what makes `screencap -p` slow). A secure window comes out
 // black: frame.ErrSecure.
 func (d *Device) encodeFrame(img *image.RGBA) (frame.Frame, error) {
 	if blackPix(img.Pix, 4) {
 		return frame.Frame{}, fmt.Errorf("adb helper screenshot: all black: %w", frame.ErrSecure)
 	}
-	var buf bytes.Buffer
-	enc := png.Encoder{CompressionLevel: png.BestSpeed}
-	if err := enc.Encode(&buf, img); err != nil {
-		return frame.Frame{}, fmt.Errorf("adb helper screenshot: encode: %w", err)
+	return frame.NewRGBA(img, d.clk.Now()), nil
+}
+
+// ErrBadRaw: raw screencap output that is not a whole frame.
+var ErrBadRaw = errors.New("raw screencap output is not a whole frame")
+
+// Pixel formats of raw screencap (android.graphics.PixelFormat).
+const (
+	pixelRGBA8888 = 1
+	pixelRGBX8888 = 2
+)
+
+// ParseRawScreencap reads raw screencap output: a little-endian header of
+// width, height, pixel format and, since Android 9, a colour space (12 or
+// 16 bytes: the pixel data's size tells which), then the pixels. The
+// pixels are used in place, not copied.
+func ParseRawScreencap(b []byte) (*image.RGBA, error) {
+	if len(b) < 12 {
+		return nil, fmt.Errorf("%w: %d bytes", ErrBadRaw, len(b))
 	}
-	b := img.Bounds()
-	return frame.New(buf.Bytes(), b.Dx(), b.Dy(), d.clk.Now()), nil
+	w := int(binary.LittleEndian.Uint32(b[0:]))
+	h := int(binary.LittleEndian.Uint32(b[4:]))
+	format := binary.LittleEndian.Uint32(b[8:])
+	if w <= 0 || h <= 0 || w > 1<<15 || h > 1<<15 {
+		return nil, fmt.Errorf("%w: implausible size %dx%d", ErrBadRaw, w, h)
+	}
+	if format != pixelRGBA8888 && format != pixelRGBX8888 {
+		return nil, fmt.Errorf("%w: pixel format %d is not RGBA_8888", ErrBadRaw, format)
+	}
+	header := len(b) - 4*w*h
+	if header != 12 && header != 16 {
+		return nil, fmt.Errorf("%w: %d bytes for %dx%d", ErrBadRaw, len(b), w, h)
+	}
+	img := &image.RGBA{Pix: b[header:], Stride: 4 * w, Rect: image.Rect(0, 0, w, h)}
+	if format == pixelRGBX8888 {
+		for i := 3; i < len(img.Pix); i += 4 {
+			img.Pix[i] = 0xff
+		}
+	}
+	return img, nil
 }
 
 // CheckPNG verifies that b is one whole PNG file: the signature, an IHDR

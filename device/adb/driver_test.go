@@ -2,6 +2,7 @@ package adb
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"image/color"
 	"strings"
@@ -431,5 +432,49 @@ func TestManyDevicesAtOnce(t *testing.T) {
 		if n := len(p.commands()); n != 5 {
 			t.Errorf("phone %s got %d commands; want its own 5", serial, n)
 		}
+	}
+}
+
+// Raw screencap (no -p): the framebuffer as it is, header of 12 or 16
+// bytes, read in place; all black is a secure screen; a short one is not a
+// frame.
+func TestCaptureReadsRawScreencap(t *testing.T) {
+	p := newFakePhone(t)
+	d, _ := openFake(t, p)
+	raw := func(header, w, h int, px func(i int) byte) []byte {
+		b := make([]byte, header+4*w*h)
+		binary.LittleEndian.PutUint32(b[0:], uint32(w))
+		binary.LittleEndian.PutUint32(b[4:], uint32(h))
+		binary.LittleEndian.PutUint32(b[8:], 1)
+		for i := header; i < len(b); i++ {
+			b[i] = px(i)
+		}
+		return b
+	}
+	for _, header := range []int{12, 16} {
+		p.mu.Lock()
+		p.screencap = raw(header, 90, 160, func(i int) byte { return byte(i * 7) })
+		p.mu.Unlock()
+		f, err := d.Capture(t.Context())
+		if err != nil {
+			t.Fatalf("header %d: %v", header, err)
+		}
+		if w, h := f.Size(); w != 90 || h != 160 || f.Pixels() == nil || f.Pixels().Pix[0] != byte(header*7) {
+			t.Errorf("header %d: frame %dx%d, pixels %v", header, w, h, f.Pixels() != nil)
+		}
+	}
+	p.mu.Lock()
+	p.screencap = raw(16, 90, 160, func(i int) byte {
+		if i%4 == 3 {
+			return 0xff
+		}
+		return 0
+	})
+	p.mu.Unlock()
+	if _, err := d.Capture(t.Context()); !errors.Is(err, frame.ErrSecure) {
+		t.Errorf("all black raw frame: %v, want ErrSecure", err)
+	}
+	if _, err := ParseRawScreencap(raw(16, 90, 160, func(int) byte { return 1 })[:5000]); !errors.Is(err, ErrBadRaw) {
+		t.Errorf("a cut raw frame: %v, want ErrBadRaw", err)
 	}
 }

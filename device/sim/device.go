@@ -221,8 +221,9 @@ func (d *Device) Capture(ctx context.Context) (frame.Frame, error) {
 	if p.secureLocked() {
 		return frame.Frame{}, fmt.Errorf("sim capture: %w", frame.ErrSecure)
 	}
-	png, _ := p.screenshotLocked()
-	return frame.New(png, p.cfg.Width, p.cfg.Height, p.now()), nil
+	// The framebuffer as it is, like raw screencap: nothing is encoded
+	// for a consumer that scales it down anyway.
+	return frame.NewRGBA(p.drawLocked(), p.now()), nil
 }
 
 // State reports the phone's state JSON.

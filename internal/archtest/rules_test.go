@@ -8,10 +8,12 @@ package archtest
 // A package that is not a key fails the test: add it here AND to the table
 // in docs/ARCHITECTURE.md, in the same commit.
 var allowedImports = map[string][]string{
-	"scene":             {"internal/editdist"},
-	"apps":              {"internal/editdist"},
-	"perception":        {"scene"},
-	"perception/frame":  nil,
+	"scene":            {"internal/editdist"},
+	"apps":             {"internal/editdist"},
+	"perception":       {"scene"},
+	"perception/frame": nil,
+	// Fitting a screenshot to a model's limits: scale, encode.
+	"perception/shot":   {"perception/frame"},
 	"device":            {"scene"},
 	"device/fake":       {"device", "scene"},
 	"device/devicetest": {"device", "scene", "perception", "internal/*"},
@@ -31,7 +33,7 @@ var allowedImports = map[string][]string{
 	"tools":          {"apps", "device", "scene", "internal/clock"},
 	"plan":           {"apps", "scene", "tools", "task/lifecycle"},
 	"plan/rule":      {"apps", "plan", "scene", "tools", "task/lifecycle"},
-	"plan/ai":        {"plan", "plan/ai/tokens", "scene", "tools", "perception/frame", "internal/clock", "task/lifecycle"},
+	"plan/ai":        {"plan", "plan/ai/tokens", "scene", "tools", "perception/frame", "perception/shot", "internal/clock", "task/lifecycle"},
 	// Token counts for servers that report none: a tokenizer, image rules.
 	"plan/ai/tokens":    nil,
 	"safety":            {"apps", "scene", "tools"},
@@ -63,7 +65,7 @@ var allowedImports = map[string][]string{
 	"task": {"runtime", "storage", "device", "scene", "plan", "tools", "internal/*", "task/lifecycle"},
 	// phonepilot over MCP: direct tools on the runtime, delegating tools on
 	// the task service; it sends a screenshot to the client that asks.
-	"mcpserver": {"runtime", "task", "storage", "device", "scene", "tools", "plan", "plan/ai", "perception/frame", "internal/*", "task/lifecycle", "flow"},
+	"mcpserver": {"runtime", "task", "storage", "device", "scene", "tools", "plan", "perception/frame", "perception/shot", "internal/*", "task/lifecycle", "flow"},
 	// The device farm on River over PostgreSQL: workers, fronts, leases.
 	"farm":           {"task", "storage", "storage/postgres", "device", "device/fake", "scene", "runtime", "internal/*", "task/lifecycle"},
 	"cmd/phonepilot": {"*"},
@@ -73,7 +75,7 @@ var allowedImports = map[string][]string{
 // frameImporters are the only packages that may import perception/frame, in
 // any file, tests included: the drivers that make frames, the AIPlanner and
 // its providers that send them to a model, and cmd that wires them.
-var frameImporters = []string{"device/adb", "device/wda", "device/sim", "device/sim/*", "device/backend", "plan/ai", "plan/ai/*", "mcpserver", "cmd/phonepilot"}
+var frameImporters = []string{"device/adb", "device/wda", "device/sim", "device/sim/*", "device/backend", "perception/shot", "plan/ai", "plan/ai/*", "mcpserver", "cmd/phonepilot"}
 
 const framePkg = "perception/frame"
 

@@ -42,11 +42,12 @@ func goList(t *testing.T, args ...string) []string {
 
 const framePkg = "phonepilot/perception/frame"
 
-// framePkgAllowed: the device drivers make frames, the AIPlanner and its
-// providers send them to a model, the MCP server sends one to a client that
+// framePkgAllowed: the device drivers make frames, perception/shot fits
+// them to a model's limits, the AIPlanner and its providers send them to a
+// model, the MCP server sends one to a client that
 // plans and asks for it (a planner too), cmd wires a driver in as the Camera.
 func framePkgAllowed(pkg string) bool {
-	for _, p := range []string{"phonepilot/device/adb", "phonepilot/device/wda", "phonepilot/device/sim", "phonepilot/device/backend", "phonepilot/plan/ai", "phonepilot/mcpserver", "phonepilot/cmd/"} {
+	for _, p := range []string{"phonepilot/device/adb", "phonepilot/device/wda", "phonepilot/device/sim", "phonepilot/device/backend", "phonepilot/perception/shot", "phonepilot/plan/ai", "phonepilot/mcpserver", "phonepilot/cmd/"} {
 		if pkg == p || strings.HasPrefix(pkg, strings.TrimSuffix(p, "/")+"/") {
 			return true
 		}
@@ -68,7 +69,7 @@ func TestNoOtherConsumerReceivesRawScreenshotBytes(t *testing.T) {
 		checked++
 		for _, imp := range imports {
 			if imp == framePkg && !framePkgAllowed(pkg) {
-				t.Errorf("%s imports %s: only device drivers, plan/ai, mcpserver and cmd may touch screenshot bytes", pkg, framePkg)
+				t.Errorf("%s imports %s: only device drivers, perception/shot, plan/ai, mcpserver and cmd may touch screenshot bytes", pkg, framePkg)
 			}
 		}
 	}

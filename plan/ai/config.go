@@ -31,6 +31,9 @@ type Config struct {
 	// Camera gives the current screenshot; nil means none (plan from the
 	// Scene alone).
 	Camera frame.Camera
+	// ImageEdge is the long side of the screenshot sent, in pixels (at
+	// most MaxImageEdge); zero means DefaultImageEdge.
+	ImageEdge int
 	// MaxReasks bounds how often one decision re-asks the model after an
 	// invalid reply (no tool call, unknown tool, bad arguments, an element
 	// not in the Scene). Zero means the default (2).
@@ -117,6 +120,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("ai: Timeout %s is negative", c.Timeout)
 	case c.MaxRetries < 0:
 		return fmt.Errorf("ai: MaxRetries %d is negative", c.MaxRetries)
+	case c.ImageEdge < 0 || c.ImageEdge > MaxImageEdge:
+		return fmt.Errorf("ai: ImageEdge %d is not between 1 and %d pixels", c.ImageEdge, MaxImageEdge)
 	case c.MaxRetryDelay < 0:
 		return fmt.Errorf("ai: MaxRetryDelay %s is negative", c.MaxRetryDelay)
 	}
@@ -152,6 +157,10 @@ func (c Config) withDefaults() Config {
 	if c.MaxTokens == 0 {
 		c.MaxTokens = d.MaxTokens
 	}
+	if c.ImageEdge <= 0 {
+		c.ImageEdge = DefaultImageEdge
+	}
+	c.ImageEdge = min(c.ImageEdge, MaxImageEdge)
 	if c.Timeout == 0 {
 		c.Timeout = d.Timeout
 	}

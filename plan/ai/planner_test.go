@@ -282,11 +282,20 @@ func TestPlannerReceivesBothSceneAndScreenshot(t *testing.T) {
 	if n != 1 || img == nil {
 		t.Fatalf("images in the request = %d, want 1", n)
 	}
-	if img.MediaType != "image/png" || max(img.Width, img.Height) > ai.MaxImageEdge || img.Width*img.Height > ai.MaxImagePixels {
-		t.Errorf("image %s %dx%d, want a PNG with long side <= %d", img.MediaType, img.Width, img.Height, ai.MaxImageEdge)
+	if img.MediaType != "image/jpeg" || max(img.Width, img.Height) > ai.DefaultImageEdge {
+		t.Errorf("image %s %dx%d, want a JPEG with long side <= %d", img.MediaType, img.Width, img.Height, ai.DefaultImageEdge)
 	}
-	if img.SourceWidth != 1080 || img.SourceHeight != 2400 || img.Width != 705 || img.Height != 1568 {
-		t.Errorf("image %dx%d from %dx%d, want 705x1568 from 1080x2400", img.Width, img.Height, img.SourceWidth, img.SourceHeight)
+	if img.SourceWidth != 1080 || img.SourceHeight != 2400 || img.Width != 460 || img.Height != 1024 {
+		t.Errorf("image %dx%d from %dx%d, want 460x1024 from 1080x2400", img.Width, img.Height, img.SourceWidth, img.SourceHeight)
+	}
+	// The size is configurable.
+	fp2 := &fakeProvider{script: []func(ai.Request) (ai.Reply, error){answer(`tap {"element":2}`)}}
+	p2, _ := newPlanner(t, fp2, func(c *ai.Config) { c.Camera = phoneCamera(t); c.ImageEdge = ai.MaxImageEdge })
+	if _, err := p2.Plan(context.Background(), input(sc)); err != nil {
+		t.Fatal(err)
+	}
+	if _, big := images(fp2.reqs[0]); big == nil || big.Width != 705 || big.Height != 1568 {
+		t.Errorf("with ImageEdge %d the image is %+v, want 705x1568", ai.MaxImageEdge, big)
 	}
 	cur := lastUser(fp.reqs[0])
 	if cur.Parts[len(cur.Parts)-2].Image == nil || !strings.Contains(texts(cur), sc.Listing()) {
@@ -751,35 +760,6 @@ func TestCancelledContextStopsPlanning(t *testing.T) {
 	}
 	if fp.calls() != 1 {
 		t.Errorf("model calls = %d after cancel, want 1", fp.calls())
-	}
-}
-
-func TestFitSize(t *testing.T) {
-	cases := []struct{ w, h, ww, wh int }{
-		{1080, 2400, 705, 1568}, // phone: long edge
-		{720, 1612, 700, 1568},  // the fixture screenshot's size
-		{2560, 1600, 1356, 847}, // tablet: area cap
-		{600, 1200, 600, 1200},  // small: unchanged, never upscaled
-		{1568, 700, 1568, 700},  // exactly at the limit
-	}
-	for _, c := range cases {
-		w, h := ai.FitSize(c.w, c.h, ai.MaxImageEdge, ai.MaxImagePixels)
-		if w != c.ww || h != c.wh {
-			t.Errorf("ai.FitSize(%d,%d) = %dx%d, want %dx%d", c.w, c.h, w, h, c.ww, c.wh)
-		}
-		if max(w, h) > ai.MaxImageEdge || w*h > ai.MaxImagePixels {
-			t.Errorf("ai.FitSize(%d,%d) = %dx%d exceeds the limits", c.w, c.h, w, h)
-		}
-	}
-}
-
-func BenchmarkScreenshotDownscale(b *testing.B) {
-	data := aitest.PNG(b, 1080, 2400)
-	b.ResetTimer()
-	for range b.N {
-		if _, err := ai.FitImage(data, ai.MaxImageEdge, ai.MaxImagePixels); err != nil {
-			b.Fatal(err)
-		}
 	}
 }
 

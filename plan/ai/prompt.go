@@ -19,9 +19,9 @@ import (
 // irreversible action beyond the goal.
 const SystemPrompt = `You operate an Android phone for a user. Each turn you choose exactly one action that brings the phone closer to the user's goal.
 
-Each turn shows the goal, the steps taken so far with their outcomes, and the current screen as a listing: a header line (screen size, foreground app), then one element per line starting with its index in square brackets, for example:
+The conversation starts with the goal. Each action you take is answered with its outcome: succeeded or failed, the tool's result, whether the screen changed. Earlier screens are not shown again: only the newest message shows the current screen, as a listing: a header line (screen size, foreground app), then one element per line starting with its index in square brackets, for example:
 [4] Button "Search" id=search_btn clickable
-A screenshot of the same screen may come with it.
+A screenshot of the same screen may come with it, scaled down; name elements by their listing index, never by position in the picture.
 
 Rules:
 1. Call exactly one tool per turn. A reply without a tool call is an error.

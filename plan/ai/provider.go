@@ -67,16 +67,6 @@ type Part struct {
 	CacheBreak bool
 }
 
-// Image is an encoded picture for the model.
-type Image struct {
-	MediaType string // "image/png"
-	Data      []byte
-	// Width and Height are the sent size; SourceWidth and SourceHeight the
-	// screenshot's size before downscaling.
-	Width, Height             int
-	SourceWidth, SourceHeight int
-}
-
 // ToolUse is a tool call the model made (or is shown to have made).
 type ToolUse struct {
 	ID   string

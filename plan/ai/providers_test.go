@@ -14,8 +14,8 @@ import (
 	"phonepilot/plan"
 	"phonepilot/plan/ai"
 	"phonepilot/plan/ai/aitest"
-	_ "phonepilot/plan/ai/anthropic"
-	_ "phonepilot/plan/ai/openai"
+	"phonepilot/plan/ai/anthropic"
+	"phonepilot/plan/ai/openai"
 	"phonepilot/task/lifecycle"
 )
 
@@ -127,6 +127,72 @@ func TestPlannerRequestBodiesGolden(t *testing.T) {
 				t.Fatalf("turns %d, images %d; want one request with one image", len(turns), turns[0].Images)
 			}
 			aitest.Golden(t, "request_"+name+".golden.json", aitest.PrettyJSON(t, turns[0].Body))
+		})
+	}
+}
+
+// counting wraps a provider and counts each request itself (ai.Estimate,
+// what the bench and run --json use when a server reports no usage) beside
+// the usage the server reported.
+type counting struct {
+	name     string
+	inner    ai.Provider
+	counted  []ai.TokenUsage
+	reported []ai.TokenUsage
+}
+
+func (c *counting) Complete(ctx context.Context, req ai.Request) (ai.Reply, error) {
+	r, err := c.inner.Complete(ctx, req)
+	if err == nil {
+		c.counted = append(c.counted, ai.Estimate(c.name, req, r))
+		c.reported = append(c.reported, r.Usage)
+	}
+	return r, err
+}
+
+// The counted tokens of a request, screenshot included, are within 10% of
+// what a server that counts like the provider reports.
+func TestCountedUsageMatchesTheReportedUsage(t *testing.T) {
+	hist := []plan.StepRecord{
+		step(1, `launch_app {"app":"Taobao"}`, lifecycle.StepSucceeded, true),
+		step(2, `tap {"element":2}`, lifecycle.StepFailed, false),
+	}
+	for _, name := range []string{"anthropic", "openai"} {
+		t.Run(name, func(t *testing.T) {
+			srv := aitest.NewModelServer(t, tapSearchField)
+			cfg := ai.Defaults()
+			cfg.Provider, cfg.APIKey, cfg.BaseURL, cfg.Camera = name, "k", baseURL(name, srv.URL), phoneCamera(t)
+			var inner ai.Provider
+			var err error
+			if name == "anthropic" {
+				inner, err = anthropic.New(cfg)
+			} else {
+				inner, err = openai.New(cfg)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := &counting{name: name, inner: inner}
+			p := ai.NewWithProvider(cfg, c)
+			for n := 0; n <= len(hist); n++ {
+				if _, err := p.Plan(context.Background(), input(aitest.TaobaoResults(), hist[:n]...)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			turns := srv.Turns()
+			for i, tr := range turns {
+				if tr.Images != 1 {
+					t.Fatalf("turn %d sent %d images, want the screenshot", tr.N, tr.Images)
+				}
+				got, want := float64(c.counted[i].Input), float64(c.reported[i].Input)
+				if want == 0 || got < want*0.9 || got > want*1.1 {
+					t.Errorf("turn %d: counted %.0f input tokens, the server reported %.0f (more than 10%% apart)", tr.N, got, want)
+				}
+				if int(want) != tr.Usage.Input || c.reported[i].CacheRead != int64(tr.Usage.CacheRead) || c.reported[i].CacheWrite != int64(tr.Usage.CacheWrite) {
+					t.Errorf("turn %d: the provider read %+v from the reply, the server reported %+v", tr.N, c.reported[i], tr.Usage)
+				}
+				t.Logf("turn %d: counted %.0f, reported %.0f (cache read %d, written %d)", tr.N, got, want, tr.Usage.CacheRead, tr.Usage.CacheWrite)
+			}
 		})
 	}
 }

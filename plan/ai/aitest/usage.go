@@ -9,6 +9,7 @@ import (
 	"image"
 	_ "image/jpeg" // screenshots may be sent as JPEG
 	_ "image/png"
+	"slices"
 	"strings"
 
 	"phonepilot/plan/ai/tokens"
@@ -52,6 +53,20 @@ type block struct {
 	key    []byte
 	tokens int
 	brk    bool // carries a cache_control breakpoint
+	screen bool // the current screen: an image, or text holding a <screen> listing
+}
+
+// isScreen tells a block of the current screen: an image, or text with a
+// screen listing.
+func isScreen(v any) bool {
+	m, _ := v.(map[string]any)
+	switch m["type"] {
+	case "image", "image_url":
+		return true
+	case "text":
+		return strings.Contains(str(m["text"]), "<screen>")
+	}
+	return false
 }
 
 // cache is a stand-in server's prompt cache: the prefixes written so far,
@@ -73,11 +88,9 @@ func prefixes(blocks []block) (hashes [][32]byte, cum []int) {
 	return hashes, cum
 }
 
-// anthropicUsage accounts one Messages API request against c: the longest
-// earlier cache entry a breakpoint finds (looking back up to 20 blocks) is
-// read, everything from there to the last breakpoint is written, the rest
-// is input.
-func anthropicUsage(body []byte, c cache) (Usage, error) {
+// anthropicBlocks is a Messages API request as the cache sees it: tools,
+// system, then each message's content blocks, in order.
+func anthropicBlocks(body []byte) ([]block, error) {
 	var req struct {
 		Tools      []map[string]any  `json:"tools"`
 		System     json.RawMessage   `json:"system"`
@@ -85,9 +98,10 @@ func anthropicUsage(body []byte, c cache) (Usage, error) {
 		Messages   []json.RawMessage `json:"messages"`
 	}
 	if err := json.Unmarshal(body, &req); err != nil {
-		return Usage{}, err
+		return nil, err
 	}
 	var blocks []block
+	inMessages := false // the system prompt speaks of <screen> too
 	add := func(v any, tokens int) {
 		m, _ := v.(map[string]any)
 		_, brk := m["cache_control"]
@@ -97,7 +111,7 @@ func anthropicUsage(body []byte, c cache) (Usage, error) {
 			v = m
 		}
 		key, _ := json.Marshal(v)
-		blocks = append(blocks, block{key: key, tokens: tokens, brk: brk})
+		blocks = append(blocks, block{key: key, tokens: tokens, brk: brk, screen: inMessages && isScreen(v)})
 	}
 	for _, t := range req.Tools {
 		schema, _ := json.Marshal(t["input_schema"])
@@ -116,13 +130,14 @@ func anthropicUsage(body []byte, c cache) (Usage, error) {
 	for _, b := range system {
 		add(b, tokens.Text(str(b["text"])))
 	}
+	inMessages = true
 	for _, raw := range req.Messages {
 		var m struct {
 			Role    string          `json:"role"`
 			Content json.RawMessage `json:"content"`
 		}
 		if err := json.Unmarshal(raw, &m); err != nil {
-			return Usage{}, err
+			return nil, err
 		}
 		var parts []map[string]any
 		if json.Unmarshal(m.Content, &parts) != nil {
@@ -133,7 +148,7 @@ func anthropicUsage(body []byte, c cache) (Usage, error) {
 		for i, p := range parts {
 			n, err := anthropicBlockTokens(p)
 			if err != nil {
-				return Usage{}, err
+				return nil, err
 			}
 			if i == 0 {
 				n += perMessage
@@ -142,6 +157,18 @@ func anthropicUsage(body []byte, c cache) (Usage, error) {
 			}
 			add(p, n)
 		}
+	}
+	return blocks, nil
+}
+
+// anthropicUsage accounts one Messages API request against c: the longest
+// earlier cache entry a breakpoint finds (looking back up to 20 blocks) is
+// read, everything from there to the last breakpoint is written, the rest
+// is input.
+func anthropicUsage(body []byte, c cache) (Usage, error) {
+	blocks, err := anthropicBlocks(body)
+	if err != nil {
+		return Usage{}, err
 	}
 	hashes, cum := prefixes(blocks)
 	var u Usage
@@ -210,11 +237,9 @@ func anthropicBlockTokens(p map[string]any) (int, error) {
 	return 0, fmt.Errorf("unknown content block type %v", p["type"])
 }
 
-// openaiUsage accounts one Chat Completions request: the longest prefix it
-// shares with an earlier request of the same prompt_cache_key, in 128-token
-// steps from 1024 on, is read from the cache (OpenAI writes its cache for
-// free and reports no writes).
-func openaiUsage(body []byte, seen map[string][][]block) (Usage, error) {
+// openaiBlocks is a Chat Completions request as its cache sees it: tools,
+// then each message's role and parts, in order; and its prompt_cache_key.
+func openaiBlocks(body []byte) ([]block, string, error) {
 	var req struct {
 		Tools    []json.RawMessage `json:"tools"`
 		Key      string            `json:"prompt_cache_key"`
@@ -225,10 +250,11 @@ func openaiUsage(body []byte, seen map[string][][]block) (Usage, error) {
 		} `json:"messages"`
 	}
 	if err := json.Unmarshal(body, &req); err != nil {
-		return Usage{}, err
+		return nil, "", err
 	}
 	var blocks []block
 	add := func(key string, n int) { blocks = append(blocks, block{key: []byte(key), tokens: n}) }
+	screen := func() { blocks[len(blocks)-1].screen = true }
 	for _, t := range req.Tools {
 		add(string(t), tokens.Text(string(t)))
 	}
@@ -244,15 +270,19 @@ func openaiUsage(body []byte, seen map[string][][]block) (Usage, error) {
 				switch p["type"] {
 				case "text":
 					add(str(p["text"]), tokens.Text(str(p["text"])))
+					if isScreen(p) {
+						screen()
+					}
 				case "image_url":
 					iu, _ := p["image_url"].(map[string]any)
 					url := str(iu["url"])
 					_, data, _ := strings.Cut(url, ";base64,")
 					w, h, err := imageSize(data)
 					if err != nil {
-						return Usage{}, err
+						return nil, "", err
 					}
 					add(url, tokens.OpenAIImage(w, h, str(iu["detail"])))
+					screen()
 				}
 			}
 		}
@@ -261,10 +291,28 @@ func openaiUsage(body []byte, seen map[string][][]block) (Usage, error) {
 		}
 	}
 	add("reply", perMessage)
+	// A user message that holds only the current screen is all screen.
+	for i := len(blocks) - 2; i >= 0; i-- {
+		if string(blocks[i].key) == "role:user" && blocks[i+1].screen {
+			blocks[i].screen = true
+		}
+	}
+	return blocks, req.Key, nil
+}
+
+// openaiUsage accounts one Chat Completions request: the longest prefix it
+// shares with an earlier request of the same prompt_cache_key, in 128-token
+// steps from 1024 on, is read from the cache (OpenAI writes its cache for
+// free and reports no writes).
+func openaiUsage(body []byte, seen map[string][][]block) (Usage, error) {
+	blocks, key, err := openaiBlocks(body)
+	if err != nil {
+		return Usage{}, err
+	}
 	_, cum := prefixes(blocks)
 	u := Usage{Input: cum[len(cum)-1]}
 	best := 0
-	for _, prev := range seen[req.Key] {
+	for _, prev := range seen[key] {
 		n := 0
 		for i := 0; i < len(prev) && i < len(blocks) && bytes.Equal(prev[i].key, blocks[i].key); i++ {
 			n = cum[i]
@@ -274,7 +322,7 @@ func openaiUsage(body []byte, seen map[string][][]block) (Usage, error) {
 	if best >= openaiMinCache {
 		u.CacheRead = openaiMinCache + (best-openaiMinCache)/openaiCacheStep*openaiCacheStep
 	}
-	seen[req.Key] = append(seen[req.Key], blocks)
+	seen[key] = append(seen[key], blocks)
 	return u, nil
 }
 
@@ -298,4 +346,59 @@ func clone(m map[string]any) map[string]any {
 		out[k] = v
 	}
 	return out
+}
+
+// ExtendsCachedPrefix checks that request cur starts with everything prev
+// sent before its current screen (the listing and the screenshot, which are
+// sent once): the conversation only grows at its end, so the prompt cache
+// holds all of it. On Anthropic, prev's last cache breakpoint must also sit
+// right before its screen, and cur may carry at most 4.
+func ExtendsCachedPrefix(prev, cur Turn) error {
+	blocksOf := func(t Turn) ([]block, error) {
+		if t.Provider == "anthropic" {
+			return anthropicBlocks(t.Body)
+		}
+		b, _, err := openaiBlocks(t.Body)
+		return b, err
+	}
+	pb, err := blocksOf(prev)
+	if err != nil {
+		return err
+	}
+	cb, err := blocksOf(cur)
+	if err != nil {
+		return err
+	}
+	end := slices.IndexFunc(pb, func(b block) bool { return b.screen })
+	if end < 0 {
+		return fmt.Errorf("turn %d has no current screen", prev.N)
+	}
+	if prev.Provider == "anthropic" {
+		last := -1
+		for i, b := range pb {
+			if b.brk {
+				last = i
+			}
+		}
+		if last != end-1 {
+			return fmt.Errorf("turn %d: the last cache breakpoint is on block %d, want %d (right before the screen)", prev.N, last, end-1)
+		}
+	}
+	for i := range end {
+		if i >= len(cb) || !bytes.Equal(pb[i].key, cb[i].key) {
+			got := "nothing"
+			if i < len(cb) {
+				got = clip(string(cb[i].key))
+			}
+			return fmt.Errorf("block %d of %d differs: was %s, now %s", i, end, clip(string(pb[i].key)), got)
+		}
+	}
+	return nil
+}
+
+func clip(s string) string {
+	if len(s) > 160 {
+		return s[:160] + "…"
+	}
+	return s
 }
