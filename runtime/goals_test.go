@@ -66,10 +66,10 @@ const (
 // refused before any step (refuse holds words the reason must name), or
 // failed by the phone itself (an app that is not installed).
 type goalCase struct {
-	en, zh   string
-	check    func(s goalState, res Result) string
-	refuse   []string
-	phoneNo  bool // the phone refuses the first launch (not installed)
+	en, zh  string
+	check   func(s goalState, res Result) string
+	refuse  []string
+	phoneNo bool // the phone refuses the first launch (not installed)
 }
 
 func fg(pkg string) func(goalState, Result) string {

@@ -156,9 +156,9 @@ type (
 const (
 	ByCLI    = "cli"    // phonepilot run, asking on its terminal
 	ByNobody = "nobody" // refused without asking anyone (phonepilot run without a terminal)
-	ByAPI = "api" // the HTTP API
-	ByWeb = "web" // a person on the web page (the API, with the approval key of the approval link)
-	ByMCP = "mcp" // the MCP server
+	ByAPI    = "api"    // the HTTP API
+	ByWeb    = "web"    // a person on the web page (the API, with the approval key of the approval link)
+	ByMCP    = "mcp"    // the MCP server
 )
 
 // Step is one executed step of a task as it finished: the runtime's

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"phonepilot/device/backend"
 	"slices"
 	"strings"
 	"testing"
@@ -120,7 +121,7 @@ func TestWorkerSettings(t *testing.T) {
 		want string
 	}{
 		{[]string{"--label", "nokey"}, "KEY=VALUE"},
-		{[]string{"--devices", "phone"}, "use adb, adb:SERIAL or sim:NAME"},
+		{[]string{"--devices", "phone"}, "use " + backend.OfferForms()},
 		{[]string{"--devices", "sim:a,sim:a"}, "given twice"},
 		{[]string{"--name", "a@b"}, "no '@'"},
 		{[]string{"--label", "bad key=1"}, "bad labels"},

@@ -66,7 +66,7 @@ type Task struct {
 	// that is not installed), so a planner that refuses the goal then
 	// (goal_not_understood, nothing touched) is right too.
 	Refusable bool
-	MaxSteps  int             // 0 = runtime default
+	MaxSteps  int // 0 = runtime default
 	// Approvals, for an Approval task, is how many times the safety gate
 	// stops the script for a person (0 = 1): a purchase through "Buy now"
 	// stops at Buy now and again at Pay now. The harness approves each;
