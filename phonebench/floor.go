@@ -105,6 +105,11 @@ func floor(ctx context.Context, u unit, params map[string]string) (time.Duration
 		// on the first answer makes neither.
 		dismissal := !m.Finish && (d.last == kindDismiss || failed)
 		switch {
+		case looks != nil && m.Finish && !m.Success:
+			// Giving up needs nothing more to be seen: an agent may give
+			// up on any read after its last action, even one taken before
+			// the screen settled (the rule planner does, on a goal whose
+			// target is missing).
 		case looks != nil && m.Finish && !dismissed:
 			// Finishing needs no read: an agent may finish on the last
 			// tool's answer (an app that is not installed).

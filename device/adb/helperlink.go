@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"strconv"
 	"strings"
 	"sync"
@@ -173,6 +174,11 @@ func (d *Device) viaHelper(ctx context.Context, op string, timeout time.Duration
 			d.stopHelperLocked(ctx)
 			return true, fmt.Errorf("adb helper %s: %w (%s): %w", op, device.ErrDisconnected, why, err)
 		}
+		if e, frozen := d.frozenAfterHelper(ctx, op, timeout, err); frozen {
+			// A silent phone, not a dead helper: restarting the helper or
+			// falling back would only wait on it again.
+			return true, fmt.Errorf("adb helper %s: %w", op, e)
+		}
 		d.log.Warn("phonepilot's helper failed", "op", op, "err", err)
 		d.stopHelperLocked(ctx)
 		var se *HelperStartError
@@ -312,4 +318,22 @@ func (d *Device) Close() error {
 	defer d.helper.mu.Unlock()
 	d.stopHelperLocked(context.Background())
 	return nil
+}
+
+// frozenAfterHelper checks, after a helper call that got no reply in time,
+// whether the phone itself still answers a trivial command; when it does
+// not, the phone is marked stopped (the task fails device_gone at once, as
+// on the uiautomator path) and the error says so.
+func (d *Device) frozenAfterHelper(ctx context.Context, op string, waited time.Duration, err error) (*StoppedError, bool) {
+	var ne net.Error
+	if !errors.Is(err, context.DeadlineExceeded) && !(errors.As(err, &ne) && ne.Timeout()) {
+		return nil, false
+	}
+	start := time.Now()
+	if !errors.Is(d.probe(ctx), errNoAnswer) {
+		return nil, false
+	}
+	e := &StoppedError{Serial: d.serial, Cmd: "phonepilot's helper: " + op, Waited: waited, Check: time.Since(start)}
+	d.markStopped(e)
+	return e, true
 }
