@@ -70,29 +70,21 @@ var ErrNoKeyboardFocus = errors.New("no element has keyboard focus")
 // (appium/appium#18665), timeouts on a ~300-row list (mobile-mcp#288);
 // on light screens like the simulator's, 1–3 s. The clean profile charges
 // nothing, as for dumps; slow about twice.
-func (p *Phone) iosSourceLatency() (time.Duration, time.Duration) {
+func (p *Phone) iosSourceLatency() span {
 	switch {
 	case !p.prof.timed:
-		return 0, 0
+		return span{}
 	case p.prof.name == "slow":
-		return 2 * time.Second, 3 * time.Second
+		return span{2 * time.Second, 3 * time.Second}
 	}
-	return 1 * time.Second, 2 * time.Second
+	return span{1 * time.Second, 2 * time.Second}
 }
 
-// iosSourceDelay draws the next /source's latency like dumpDelay draws a
-// dump's: from the seed and the read's number, so runs replay.
+// iosSourceDelay draws the next /source's latency as every read's cost is
+// drawn (span.draw), so runs replay.
 func (p *Phone) iosSourceDelay() time.Duration {
 	p.charged[chargeTree]++
-	base, jitter := p.iosSourceLatency()
-	if base == 0 && jitter == 0 {
-		return 0
-	}
-	h := uint64(p.cfg.Seed)*0x9e3779b97f4a7c15 + uint64(p.charged[chargeTree])*0xbf58476d1ce4e5b9
-	h ^= h >> 31
-	h *= 0x94d049bb133111eb
-	h ^= h >> 29
-	return base + time.Duration(h%uint64(jitter))
+	return p.iosSourceLatency().draw(p.cfg.Seed, p.charged[chargeTree], 0)
 }
 
 // IOSSource reads the accessibility tree of the app in front (the

@@ -153,10 +153,17 @@ func (p *Phone) cost(o Observer, k chargeKind) time.Duration {
 	case chargeCounter:
 		s = c.counter
 	}
+	return s.draw(p.cfg.Seed, p.charged[k], uint64(k)*0x94d049bb133111eb)
+}
+
+// draw is one cost of s: its base plus a jitter hashed from the seed, the
+// charge's number n and a salt (per kind of charge), so that runs replay
+// and the draws disturb no other random draw.
+func (s span) draw(seed int64, n int, salt uint64) time.Duration {
 	if s.jitter == 0 {
 		return s.base
 	}
-	h := uint64(p.cfg.Seed)*0x9e3779b97f4a7c15 + uint64(p.charged[k])*0xbf58476d1ce4e5b9 + uint64(k)*0x94d049bb133111eb
+	h := uint64(seed)*0x9e3779b97f4a7c15 + uint64(n)*0xbf58476d1ce4e5b9 + salt
 	h ^= h >> 31
 	h *= 0x94d049bb133111eb
 	h ^= h >> 29
