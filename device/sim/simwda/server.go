@@ -519,8 +519,6 @@ func (s *Server) actions(ctx context.Context, _ string, args map[string]any, _ *
 		var x, y, dx, dy float64
 		var down bool
 		var held time.Duration
-		var start time.Time
-		_ = start
 		for _, st := range steps {
 			a, _ := st.(map[string]any)
 			switch a["type"] {
