@@ -187,9 +187,15 @@ type StepRecord struct {
 	Before   string               `json:"before"` // Scene fingerprint before the step
 	After    string               `json:"after"`  // Scene fingerprint after the step
 	Changed  bool                 `json:"changed"`
-	Started  time.Time            `json:"started"`
-	Duration time.Duration        `json:"duration_ns"`
-	Usage    Usage                `json:"usage"`
+	// Interrupted: the step failed because something came up over the
+	// screen as it acted (a system dialog, an ad over the pressed
+	// element), not because the element refused the action. The planner
+	// clears what came up and may try the same action again; the loop
+	// detector does not count it.
+	Interrupted bool          `json:"interrupted,omitempty"`
+	Started     time.Time     `json:"started"`
+	Duration    time.Duration `json:"duration_ns"`
+	Usage       Usage         `json:"usage"`
 }
 
 // SceneRecord is a past screen, kept small: its fingerprint and the compact

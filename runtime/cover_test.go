@@ -158,6 +158,11 @@ func TestDialogAfterATapIsNotTappedByTheRetry(t *testing.T) {
 		}
 	}
 	if taps != 1 || len(res.Steps) != 1 || len(res.Steps[0].Attempts) != 1 {
-		t.Errorf("%d taps, steps %v; want one tap, then the planner facing the dialog", taps, intents(res))
+		t.Fatalf("%d taps, steps %v; want one tap, then the planner facing the dialog", taps, intents(res))
+	}
+	// The record says the step was interrupted, not refused by the
+	// button: the planner may try it again once the dialog is gone.
+	if s := res.Steps[0]; s.Status != lifecycle.StepFailed || !s.Interrupted {
+		t.Errorf("step %s, interrupted %t; want failed and marked interrupted", s.Status, s.Interrupted)
 	}
 }

@@ -288,6 +288,7 @@ func (e *executor) execute(ctx context.Context, number int, ps plan.PlannedStep,
 		if _, covered := onlyCovered(call, base, after); covered || e.interruption(base, after) != "" {
 			// The dialog covers the screen: another attempt would tap it.
 			// The planner sees it and deals with it first.
+			rec.Interrupted = true
 			return fail(why)
 		}
 		if approved {

@@ -237,10 +237,12 @@ func (w *work) searchEntry() (scene.Element, bool) {
 
 // failedOn reports whether tapping the search box already failed on this
 // screen on el or on its clickable ancestor (the element the tap resolved
-// to, whose index the failed call carries).
+// to, whose index the failed call carries). A tap interrupted by an ad or
+// a dialog that came up over the box as it was pressed was not refused by
+// the box: the box is tried again once the popup is gone.
 func (w *work) failedOn(el scene.Element) bool {
 	for _, r := range w.all {
-		if r.Status != lifecycle.StepFailed || r.Before != w.fp || r.Tag.Kind != tagSearchBox {
+		if r.Status != lifecycle.StepFailed || r.Before != w.fp || r.Tag.Kind != tagSearchBox || r.Interrupted {
 			continue
 		}
 		i, ok := tools.ElementArg(r.Call)

@@ -111,3 +111,35 @@ func TestLookAlikeKeepsTheNumbers(t *testing.T) {
 		t.Fatalf("steps %q, finish %+v; want a failure: there is no 10:20 alarm", stepIntents(d), d.Finish)
 	}
 }
+
+// A tap on the search bar that an ad interrupted (it came up over the bar
+// as it was pressed) is tried again once the ad is closed; only a tap the
+// bar itself refused on this screen rules the bar out (phonebench
+// cross.bluetooth.search, realistic seed 2: the box was excluded, the
+// planner scrolled a page that cannot scroll, went back and gave up).
+func TestSearchBarTriedAgainAfterAnInterruptedTap(t *testing.T) {
+	home := taobaoHome()
+	tapBar := func(interrupted bool) plan.StepRecord {
+		return plan.StepRecord{Number: 2, Intent: "tap the search box", Tag: plan.Tag{Kind: tagSearchBox, Action: 1},
+			Call: tools.NewCall(tools.Tap, map[string]int{"element": 1}), Status: lifecycle.StepFailed,
+			Before: home.Fingerprint(), After: "ad over the bar", Interrupted: interrupted,
+			Reason: "FrameLayout poplayer_ad came up over the pressed element and nothing else changed"}
+	}
+	closed := plan.StepRecord{Number: 3, Intent: "dismiss the popup (Close)", Tag: plan.Tag{Kind: tagDismiss, Action: 1},
+		Call: tools.NewCall(tools.Tap, map[string]int{"element": 9}), Status: lifecycle.StepSucceeded,
+		Before: "ad over the bar", After: home.Fingerprint(), Changed: true}
+	d := planOf(t, "open Taobao and search Kindle", home, launched("Taobao"), tapBar(true), closed)
+	if len(d.Steps) == 0 || d.Steps[0].Intent != "tap the search box" {
+		t.Fatalf("after an interrupted tap on the bar and the ad closed: steps %q; want the bar tapped again", stepIntents(d))
+	}
+	if el, _ := home.Resolve(*d.Steps[0].Target); el.Index != 1 {
+		t.Errorf("taps element %d; want the search bar (1)", el.Index)
+	}
+	// The bar itself refused the tap on this very screen: not tapped again.
+	d = planOf(t, "open Taobao and search Kindle", home, launched("Taobao"), tapBar(false))
+	if len(d.Steps) > 0 && d.Steps[0].Intent == "tap the search box" && d.Steps[0].Target != nil {
+		if el, _ := home.Resolve(*d.Steps[0].Target); el.Index == 1 {
+			t.Errorf("after the bar refused the tap on this screen: taps it again (%q)", stepIntents(d))
+		}
+	}
+}
