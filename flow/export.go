@@ -54,7 +54,7 @@ func Export(t storage.Task, steps []storage.Step) (*Flow, error) {
 			if f.Recorded.Screen == "" && sc.Width > 0 {
 				f.Recorded.Screen = fmt.Sprintf("%dx%d", sc.Width, sc.Height)
 			}
-			if sc.Package != "" && !slices.Contains(apps, sc.Package) && !strings.Contains(sc.Package, "launcher") {
+			if sc.Package != "" && !slices.Contains(apps, sc.Package) && !sc.OnHomeScreen() {
 				apps = append(apps, sc.Package)
 			}
 		}

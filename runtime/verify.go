@@ -99,10 +99,10 @@ func (e *executor) check(ps plan.PlannedStep, call tools.Call, base, after *scen
 		}
 		return t.Changed(call, e.outcome(base, after))
 	case plan.ExpectApp:
-		if apps.InFront(after.Package, x.App) || (!strings.Contains(x.App, ".") && after.Package != base.Package && after.Package != "" && !systemDialog(after.Package)) {
+		if apps.InFront(after.Package, x.App) || (!strings.Contains(x.App, ".") && after.Package != base.Package && after.Package != "" && !apps.SystemDialog(after.Package)) {
 			return true, ""
 		}
-		if systemDialog(after.Package) && appUnder(after, x.App) {
+		if apps.SystemDialog(after.Package) && appUnder(after, x.App) {
 			// The app is in front, under a system dialog that came up
 			// over it: launching again would not help; the planner
 			// dismisses the dialog.
@@ -136,31 +136,12 @@ func (e *executor) check(ps plan.PlannedStep, call tools.Call, base, after *scen
 	return false, fmt.Sprintf("unknown expectation %q", x.Kind)
 }
 
-// dialogPackages draw the system's own dialogs over any app: permission
-// prompts, App isn't responding (package android), Play services' system
-// update. One of them coming to the front is an interruption, not what a
-// tap in the app did.
-var dialogPackages = []string{"permissioncontroller", "packageinstaller", "com.google.android.gms"}
-
-// systemDialog reports a package that draws the system's dialogs.
-func systemDialog(pkg string) bool {
-	if pkg == "android" {
-		return true
-	}
-	for _, p := range dialogPackages {
-		if strings.Contains(pkg, p) {
-			return true
-		}
-	}
-	return false
-}
-
 // interruption names the system dialog that came to the front over the
 // app between base and after while the app's own screen stayed as it was
 // ("" when that is not what happened). The change is then the dialog's,
 // not the action's: a tap that was lost under it must not count as done.
 func (e *executor) interruption(base, after *scene.Scene) string {
-	if base == nil || after == nil || after.Package == base.Package || !systemDialog(after.Package) || systemDialog(base.Package) {
+	if base == nil || after == nil || after.Package == base.Package || !apps.SystemDialog(after.Package) || apps.SystemDialog(base.Package) {
 		return ""
 	}
 	if appPart(base, base.Package) != appPart(after, base.Package) {

@@ -346,7 +346,7 @@ func (c *classifier) tap(el *scene.Element) {
 		return
 	}
 
-	if permissionPackages[e.Package] || permissionPackages[c.sc.Package] {
+	if apps.PermissionPrompt(e.Package) || apps.PermissionPrompt(c.sc.Package) {
 		for _, l := range labels {
 			if p, ok := grantList.whole(clean(l)); ok {
 				c.add(Finding{Category: Permission, Signal: SignalPermissionDialog, Element: e.Index, Word: p.word, Text: l,

@@ -170,15 +170,6 @@ var grantLabels = []string{
 	"今回のみ", "허용", "앱 사용 중에만 허용", "이번만 허용", "อนุญาต", "เฉพาะครั้งนี้",
 }
 
-// permissionPackages show runtime-permission dialogs.
-var permissionPackages = map[string]bool{
-	"com.android.permissioncontroller":        true,
-	"com.google.android.permissioncontroller": true,
-	"com.android.packageinstaller":            true, // Android 9 and older
-	"com.google.android.packageinstaller":     true,
-	"com.lbe.security.miui":                   true, // MIUI's permission dialogs
-}
-
 // paymentSheetWords mark a payment sheet: a screen where the next commit
 // moves money. Any tap, typing or Enter on such a screen is a payment
 // (except an escape label).

@@ -1,6 +1,10 @@
 package scene
 
-import "strings"
+import (
+	"strings"
+
+	"phonepilot/apps"
+)
 
 // EditableClass reports whether a widget class takes typed text: EditText and
 // its subclasses (AutoCompleteTextView, SearchView's SearchAutoComplete,
@@ -29,6 +33,15 @@ func IDName(id string) string {
 	return id
 }
 
+// idPackage is the package part of a resource id ("com.app:id/search" →
+// "com.app"; "" when the id names none).
+func idPackage(id string) string {
+	if i := strings.Index(id, ":id/"); i >= 0 {
+		return id[:i]
+	}
+	return ""
+}
+
 // Visible reports whether e can be seen and hit: a non-empty rectangle that
 // overlaps the screen (when the Scene knows its size).
 func (s *Scene) Visible(e Element) bool {
@@ -44,26 +57,9 @@ func (s *Scene) Visible(e Element) bool {
 	return true
 }
 
-// systemPackage reports packages whose windows decorate the screen rather
-// than being the app a user is in: status and navigation bars, gesture
-// areas, input methods, edge panels.
-func systemPackage(pkg string) bool {
-	switch pkg {
-	case "", "com.android.systemui", "gesture", "android",
-		"com.samsung.android.app.cocktailbarservice":
-		return true
-	}
-	return strings.Contains(pkg, "inputmethod") || strings.HasSuffix(pkg, ".ime") ||
-		strings.Contains(pkg, "systemuiplugin")
-}
-
-func launcherPackage(pkg string) bool {
-	return strings.Contains(pkg, "launcher")
-}
-
 // OnHomeScreen reports a screen whose foreground is the launcher: where
 // the home key leads.
-func (s *Scene) OnHomeScreen() bool { return s != nil && launcherPackage(s.Package) }
+func (s *Scene) OnHomeScreen() bool { return s != nil && apps.Launcher(s.Package) }
 
 // ForegroundPackage picks the app a user is in from the top-level windows:
 // the largest window of an app, ignoring system decorations (status bar,
@@ -77,9 +73,9 @@ func ForegroundPackage(s *Scene) string {
 		}
 		rank := 2
 		switch {
-		case systemPackage(e.Package):
+		case apps.Decoration(e.Package):
 			rank = 0
-		case launcherPackage(e.Package):
+		case apps.Launcher(e.Package):
 			rank = 1
 		}
 		area := 0
@@ -123,12 +119,12 @@ func (s *Scene) noise() []bool {
 				n[i] = true
 				continue
 			}
-		} else if e.Package != s.Package && systemPackage(e.Package) && s.decoration(e.Bounds, screenArea) {
+		} else if e.Package != s.Package && apps.Decoration(e.Package) && s.decoration(e.Bounds, screenArea) {
 			n[i] = true
 			continue
 		}
 		if e.ResourceID != "" && noiseIDs[IDName(e.ResourceID)] &&
-			(strings.HasPrefix(e.ResourceID, "com.android.systemui:") || systemPackage(e.Package)) {
+			(apps.SystemUI(idPackage(e.ResourceID)) || apps.Decoration(e.Package)) {
 			n[i] = true
 		}
 	}

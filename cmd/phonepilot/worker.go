@@ -300,7 +300,7 @@ func resetDevice(ctx context.Context, dev device.Device, next storage.Task, last
 	} else if sc, err := dev.Scene(ctx); err == nil {
 		front = sc.Package
 	}
-	if front != "" && !systemPackage(front) {
+	if front != "" && !apps.NotAnApp(front) {
 		stop = append(stop, front)
 	}
 	if pkg := goalApp(next.Goal); pkg != "" && !slices.Contains(stop, pkg) {
@@ -312,10 +312,6 @@ func resetDevice(ctx context.Context, dev device.Device, next storage.Task, last
 		}
 	}
 	return dev.Key(ctx, device.KeyHome)
-}
-
-func systemPackage(pkg string) bool {
-	return strings.Contains(pkg, "launcher") || strings.Contains(pkg, "systemui") || pkg == "android"
 }
 
 // goalApp is the package of the first well-known app the goal names.

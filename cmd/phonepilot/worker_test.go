@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"phonepilot/apps"
 	"phonepilot/device/backend"
 	"slices"
 	"strings"
@@ -91,7 +92,7 @@ func TestResetDevice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(sc.Package, "taobao") || !systemPackage(sc.Package) {
+	if strings.Contains(sc.Package, "taobao") || !apps.NotAnApp(sc.Package) {
 		t.Errorf("after the reset %s is in front", sc.Package)
 	}
 	raw, err := od.State.State(context.Background())

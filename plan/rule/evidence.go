@@ -52,7 +52,7 @@ func (w *work) missing(a action) string {
 			return fmt.Sprintf("no field on the screen holds %q", a.text)
 		}
 	case actHome:
-		if !strings.Contains(w.sc.Package, "launcher") {
+		if !apps.Launcher(w.sc.Package) {
 			return fmt.Sprintf("the home screen is not in front (%s is)", w.sc.Package)
 		}
 	case actPick:
@@ -178,14 +178,14 @@ func describe(sc *scene.Scene) string {
 	if n := apps.NamesOf(sc.Package); len(n) > 0 {
 		name = n[0] + " (" + sc.Package + ")"
 	}
-	if strings.Contains(sc.Package, "launcher") {
+	if apps.Launcher(sc.Package) {
 		name = "the home screen (" + sc.Package + ")"
 	}
 	var labels []string
 	seen := map[string]bool{}
 	for _, el := range sc.Elements {
 		l := strings.TrimSpace(el.Label())
-		if l == "" || seen[l] || !sc.Visible(el) || strings.HasPrefix(el.Package, "com.android.systemui") || len([]rune(l)) > 40 {
+		if l == "" || seen[l] || !sc.Visible(el) || apps.SystemUI(el.Package) || len([]rune(l)) > 40 {
 			continue
 		}
 		seen[l] = true

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode"
 
+	"phonepilot/apps"
 	"phonepilot/scene"
 )
 
@@ -40,7 +41,7 @@ func screenLang(sc *scene.Scene) (lang string, sample []string) {
 	seen := map[string]bool{}
 	for _, el := range sc.Elements {
 		l := strings.TrimSpace(el.Label())
-		if l == "" || seen[l] || !sc.Visible(el) || strings.HasPrefix(el.Package, "com.android.systemui") {
+		if l == "" || seen[l] || !sc.Visible(el) || apps.SystemUI(el.Package) {
 			continue
 		}
 		seen[l] = true

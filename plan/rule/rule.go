@@ -448,7 +448,7 @@ func (w *work) interrupted(r plan.StepRecord) bool {
 		}
 		return ""
 	}
-	return r.After != r.Before && systemDialogPackage(pkg(r.After)) && !systemDialogPackage(pkg(r.Before))
+	return r.After != r.Before && apps.SystemDialog(pkg(r.After)) && !apps.SystemDialog(pkg(r.Before))
 }
 
 // count is how many steps of the current action had this tag.
@@ -486,7 +486,7 @@ func (w *work) wrongApp() ([]plan.PlannedStep, *plan.Finish, bool) {
 		return nil, nil, false
 	}
 	back := w.tag(tagBackToApp)
-	onLauncher := strings.Contains(w.sc.Package, "launcher")
+	onLauncher := apps.Launcher(w.sc.Package)
 	if w.count(back) < maxBacks && !onLauncher {
 		if _, failed := w.failedHere(back); !failed {
 			return []plan.PlannedStep{backStep(w.sc, "go back to "+app, back)}, nil, true

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"phonepilot/apps"
 	"phonepilot/plan"
 	"phonepilot/scene"
 	"phonepilot/task/lifecycle"
@@ -56,15 +57,10 @@ func containsAny(s string, words []string) bool {
 	return false
 }
 
-// systemDialogPackage reports the packages of the system's own dialogs.
-func systemDialogPackage(pkg string) bool {
-	return pkg == "android" || containsAny(strings.ToLower(pkg), []string{"permissioncontroller", "packageinstaller", "com.google.android.gms"})
-}
-
 // inPopup reports whether el lies inside a popup-like container (itself
 // included), or in a window of a permission prompt.
 func inPopup(sc *scene.Scene, el scene.Element) bool {
-	if containsAny(strings.ToLower(el.Package), []string{"permissioncontroller", "packageinstaller"}) || el.Package == "android" {
+	if apps.PermissionPrompt(el.Package) || el.Package == apps.SystemServer {
 		// The permission prompt, and the system server's own dialogs
 		// (package android: App isn't responding).
 		return true
