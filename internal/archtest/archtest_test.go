@@ -121,7 +121,7 @@ func TestCheckerFindsViolations(t *testing.T) {
 		"plan/rule: go list reports an error for phonepilot/plan/rule: plan/rule/rule.go:3:2: expected 'package', found 'EOF'",
 		"plan: phonepilot/plan imports github.com/anthropics/anthropic-sdk-go/v2/option; only phonepilot/plan/ai/anthropic may import github.com/anthropics/anthropic-sdk-go",
 		"runtime/x_test.go:3: Perception Boundary: phonepilot/runtime (test) imports phonepilot/perception/frame; only " + frameList + " may import it, test files included (screenshot bytes must not reach any other package)",
-		"scene: phonepilot/scene imports phonepilot/device; phonepilot/scene may import only phonepilot/internal/editdist",
+		"scene: phonepilot/scene imports phonepilot/device; phonepilot/scene may import only phonepilot/apps, phonepilot/internal/editdist",
 		"tools/bad.go:5: Perception Boundary: phonepilot/tools imports phonepilot/perception/frame; only " + frameList + " may import it, test files included (screenshot bytes must not reach any other package)",
 		"tools/bad.go:5: phonepilot/tools imports phonepilot/perception/frame; phonepilot/tools may import only phonepilot/apps, phonepilot/device, phonepilot/scene, phonepilot/internal/clock",
 	}
