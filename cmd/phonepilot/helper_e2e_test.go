@@ -1,0 +1,336 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"phonepilot/device/adb/helper"
+	"phonepilot/device/sim/simadb"
+	"phonepilot/storage/sqlite"
+	"phonepilot/task/lifecycle"
+)
+
+// phonepilot's helper end to end: `phonepilot sim --adb` in its own process
+// behind Debian's real adb server, and tasks on adb:127.0.0.1:PORT through
+// `phonepilot run` and through `phonepilot serve`. What is checked is what a
+// user sees: the stored task's device_info.observer, the observer_switched
+// event, the simulator's own state (the typed text), and the helper gone
+// from /proc/net/unix after the run.
+
+// helperFallbackLimit bounds any one step of a task whose helper fails:
+// the restart and the fallback to uiautomator happen inside it.
+const helperFallbackLimit = 2 * time.Second
+
+// observedTask is what the test reads back of one task, however it ran.
+type observedTask struct {
+	status   string
+	observer struct {
+		Name     string `json:"name"`
+		Reason   string `json:"reason"`
+		Switches int    `json:"switches"`
+	}
+	switches []string        // the observer_switched events' reasons
+	steps    []time.Duration // each step's duration
+	output   string          // the run's output, or serve's stderr
+}
+
+func (o *observedTask) String() string {
+	return "status " + o.status + ", observer " + o.observer.Name + " (" + o.observer.Reason + "), switch events " + strings.Join(o.switches, " | ")
+}
+
+// readObserver reads device_info.observer out of a task's stored config.
+func (o *observedTask) readObserver(t *testing.T, config json.RawMessage) {
+	t.Helper()
+	var c struct {
+		Info struct {
+			Observer *json.RawMessage `json:"observer"`
+		} `json:"device_info"`
+	}
+	if err := json.Unmarshal(config, &c); err != nil || c.Info.Observer == nil {
+		t.Fatalf("the task's config records no device_info.observer (%v): %s", err, config)
+	}
+	if err := json.Unmarshal(*c.Info.Observer, &o.observer); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// eventReason is the reason an event's data carries.
+func eventReason(data []byte) string {
+	var d struct {
+		Reason string `json:"reason"`
+	}
+	_ = json.Unmarshal(data, &d)
+	return d.Reason
+}
+
+// runOnHelperSim runs `phonepilot run` on the phone and reads the task back
+// from its database: `show --json` for the task, the store for its events.
+func runOnHelperSim(t *testing.T, bin, device, adbServer, goal string) *observedTask {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	home := t.TempDir()
+	db := filepath.Join(home, "tasks.db")
+	env := append(os.Environ(), "HOME="+home, "PHONEPILOT_CONFIG=", "ADB_SERVER_SOCKET=", "PHONEPILOT_OBSERVER=")
+	cmd := exec.CommandContext(ctx, bin, "run", "--db", db, "--device", device, "--adb-server", adbServer, goal)
+	cmd.Dir, cmd.Env = home, env
+	out, err := cmd.CombinedOutput()
+	o := &observedTask{output: string(out)}
+	if err != nil {
+		t.Fatalf("phonepilot run %q: %v\n%s", goal, err, out)
+	}
+	m := regexp.MustCompile(`(?m)^task (\S+)$`).FindStringSubmatch(string(out))
+	if m == nil {
+		t.Fatalf("phonepilot run printed no task id:\n%s", out)
+	}
+	id := m[1]
+	show := exec.CommandContext(ctx, bin, "show", "--db", db, "--json", id)
+	show.Dir, show.Env = home, env
+	shown, err := show.Output()
+	if err != nil {
+		t.Fatalf("phonepilot show %s: %v", id, err)
+	}
+	var doc struct {
+		Task struct {
+			Status string          `json:"status"`
+			Config json.RawMessage `json:"config"`
+		} `json:"task"`
+		Steps []struct {
+			Duration time.Duration `json:"duration_ns"`
+		} `json:"steps"`
+	}
+	if err := json.Unmarshal(shown, &doc); err != nil {
+		t.Fatalf("show --json: %v\n%s", err, shown)
+	}
+	o.status = doc.Task.Status
+	o.readObserver(t, doc.Task.Config)
+	for _, s := range doc.Steps {
+		o.steps = append(o.steps, s.Duration)
+	}
+	store, err := sqlite.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	evs, err := store.Events(ctx, id, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range evs {
+		if e.Type == lifecycle.EventObserverSwitched {
+			o.switches = append(o.switches, eventReason(e.Data))
+		}
+	}
+	return o
+}
+
+// serveOnHelperSim submits the goal to a served phonepilot and reads the
+// task back through the HTTP API: the task, its steps and its event stream.
+func serveOnHelperSim(t *testing.T, sp *serveProcess, device, goal string) *observedTask {
+	t.Helper()
+	api := newSurfaceClient(t, sp.url)
+	id := api.submit(goal, device, nil)
+	task := api.waitFinal(id, 2*time.Minute)
+	o := &observedTask{status: str(task, "status"), output: sp.stderr.String()}
+	cfg, _ := json.Marshal(task["config"])
+	o.readObserver(t, cfg)
+	code, body := api.do(http.MethodGet, "/v1/tasks/"+id+"/steps", nil)
+	if code != http.StatusOK {
+		t.Fatalf("GET steps = %d: %s", code, body)
+	}
+	var steps struct {
+		Steps []struct {
+			Duration time.Duration `json:"duration_ns"`
+		} `json:"steps"`
+	}
+	if err := json.Unmarshal(body, &steps); err != nil {
+		t.Fatalf("steps: %v\n%.500s", err, body)
+	}
+	for _, s := range steps.Steps {
+		o.steps = append(o.steps, s.Duration)
+	}
+	resp, err := http.Get(sp.url + "/v1/tasks/" + id + "/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	events := make(chan streamed, 1000)
+	go readStream(resp.Body, events)
+	timeout := time.After(30 * time.Second)
+	for {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				return o
+			}
+			if ev.event == string(lifecycle.EventObserverSwitched) {
+				// The stream sends the stored event: its data under "data".
+				var payload struct {
+					Data json.RawMessage `json:"data"`
+				}
+				_ = json.Unmarshal([]byte(ev.data), &payload)
+				o.switches = append(o.switches, eventReason(payload.Data))
+			}
+		case <-timeout:
+			t.Fatalf("the event stream of finished task %s did not end", id)
+		}
+	}
+}
+
+// simTaobao is the simulator's Taobao state (GET /state).
+func (s *simProcess) taobaoState(t *testing.T) (lastSearch string, installed []string) {
+	t.Helper()
+	c := http.Client{Timeout: 10 * time.Second}
+	resp, err := c.Get("http://" + s.control + "/state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var st struct {
+		Installed []string `json:"installed"`
+		Taobao    struct {
+			LastSearch string `json:"last_search"`
+		} `json:"taobao"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
+		t.Fatal(err)
+	}
+	return st.Taobao.LastSearch, st.Installed
+}
+
+// helperListening reports whether the helper's socket is in the phone's
+// /proc/net/unix, read with Debian's adb.
+func helperListening(t *testing.T, env *simadb.Env) bool {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	out, err := env.Command(ctx, "shell", "cat", "/proc/net/unix").CombinedOutput()
+	if err != nil {
+		t.Fatalf("adb shell cat /proc/net/unix: %v\n%s", err, out)
+	}
+	return strings.Contains(string(out), "@"+helper.SocketName())
+}
+
+func TestHelperEndToEnd(t *testing.T) {
+	requireADB(t)
+	bin := buildPhonepilot(t)
+
+	// A healthy helper on a phone without ADB Keyboard: the tasks observe
+	// through it, and Chinese and emoji reach the field through it (the
+	// uiautomator path cannot type them without a keyboard app).
+	t.Run("helper", func(t *testing.T) {
+		phone := startSimProcess(t, bin, "--no-adb-keyboard")
+		env := simadb.Attach(t, phone.adb)
+		device := "adb:" + phone.adb
+		check := func(t *testing.T, o *observedTask, typed string) {
+			t.Helper()
+			t.Logf("%v", o)
+			if o.status != string(lifecycle.Completed) {
+				t.Fatalf("task %v; want completed\n%s", o, o.output)
+			}
+			if o.observer.Name != "helper" || o.observer.Switches != 0 || len(o.switches) != 0 {
+				t.Errorf("observer %+v, switch events %q; want the helper, no switch", o.observer, o.switches)
+			}
+			last, installed := phone.taobaoState(t)
+			if last != typed {
+				t.Errorf("the simulator's Taobao last searched %q; want %q typed", last, typed)
+			}
+			for _, pkg := range installed {
+				if strings.Contains(pkg, "adbkeyboard") {
+					t.Fatalf("the phone has a keyboard app installed (%s): the test must run without one", pkg)
+				}
+			}
+		}
+
+		t.Run("run", func(t *testing.T) {
+			defer phone.reset(t)
+			const text = "你好 👋 世界🌏"
+			o := runOnHelperSim(t, bin, device, env.ServerAddr, "open Taobao and search "+text)
+			check(t, o, text)
+			if helperListening(t, env) {
+				t.Errorf("the helper still listens on @%s after phonepilot run ended", helper.SocketName())
+			}
+		})
+		t.Run("serve", func(t *testing.T) {
+			defer phone.reset(t)
+			sp := startServeProcess(t, bin, filepath.Join(t.TempDir(), "phonepilot.db"), "--adb-server", env.ServerAddr)
+			const text = "手机壳 🎉"
+			check(t, serveOnHelperSim(t, sp, device, "打开淘宝搜索"+text), text)
+		})
+	})
+
+	// A helper that dies mid-task (each helper the phone starts dies after a
+	// few requests: the restart dies too): the task falls back to
+	// uiautomator within helperFallbackLimit and completes, and the switch
+	// is an event and the stored observer.
+	t.Run("crash", func(t *testing.T) {
+		phone := startSimProcess(t, bin, "--helper", "crash-after=3")
+		env := simadb.Attach(t, phone.adb)
+		device := "adb:" + phone.adb
+		check := func(t *testing.T, o *observedTask) {
+			t.Helper()
+			t.Logf("%v; steps %v", o, o.steps)
+			if o.status != string(lifecycle.Completed) {
+				t.Fatalf("task %v; want completed after the fallback\n%s", o, o.output)
+			}
+			if o.observer.Name != "uiautomator" || o.observer.Switches != 1 || !strings.Contains(o.observer.Reason, "unexpected EOF") {
+				t.Errorf("stored observer %+v; want uiautomator after one switch, the helper's death the reason", o.observer)
+			}
+			if len(o.switches) != 1 || !strings.Contains(o.switches[0], "observing through uiautomator") {
+				t.Errorf("observer_switched events %q; want one, saying it observes through uiautomator", o.switches)
+			}
+			for i, d := range o.steps {
+				if d > helperFallbackLimit {
+					t.Errorf("step %d took %v; a helper's death must cost at most %v", i+1, d, helperFallbackLimit)
+				}
+			}
+			if last, _ := phone.taobaoState(t); last != "Mac mini" {
+				t.Errorf("the simulator's Taobao last searched %q; want Mac mini", last)
+			}
+		}
+		t.Run("run", func(t *testing.T) {
+			defer phone.reset(t)
+			check(t, runOnHelperSim(t, bin, device, env.ServerAddr, "open Taobao and search Mac mini"))
+		})
+		t.Run("serve", func(t *testing.T) {
+			defer phone.reset(t)
+			sp := startServeProcess(t, bin, filepath.Join(t.TempDir(), "phonepilot.db"), "--adb-server", env.ServerAddr)
+			check(t, serveOnHelperSim(t, sp, device, "open Taobao and search Mac mini"))
+		})
+	})
+
+	// A phone that will not run the helper, and one where another tool
+	// holds the UiAutomation: each says so plainly, and the task completes
+	// on uiautomator.
+	for _, c := range []struct{ mode, says string }{
+		{"refuse", "phonepilot's helper did not start: ERROR start"},
+		{"held", "another tool holds the phone's UiAutomation"},
+	} {
+		t.Run(c.mode, func(t *testing.T) {
+			phone := startSimProcess(t, bin, "--helper", c.mode)
+			env := simadb.Attach(t, phone.adb)
+			o := runOnHelperSim(t, bin, "adb:"+phone.adb, env.ServerAddr, "open Taobao and search Mac mini")
+			t.Logf("%v", o)
+			if o.status != string(lifecycle.Completed) {
+				t.Fatalf("task %v; want completed on uiautomator\n%s", o, o.output)
+			}
+			if o.observer.Name != "uiautomator" || !strings.Contains(o.observer.Reason, c.says) {
+				t.Errorf("stored observer %+v; want uiautomator, the reason saying %q", o.observer, c.says)
+			}
+			if len(o.switches) != 1 || !strings.Contains(o.switches[0], c.says) {
+				t.Errorf("observer_switched events %q; want one saying %q", o.switches, c.says)
+			}
+			if !strings.Contains(o.output, c.says) {
+				t.Errorf("phonepilot run's output does not say %q:\n%s", c.says, o.output)
+			}
+		})
+	}
+}
