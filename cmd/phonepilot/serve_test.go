@@ -75,6 +75,14 @@ type servedDevices interface {
 // the server's URL.
 func serveOver(t testing.TB, store storage.Store, devs servedDevices, runner task.Runner, poll time.Duration, log *slog.Logger) string {
 	t.Helper()
+	return serveOverAs(t, store, devs, runner, poll, log, nil)
+}
+
+// serveOverAs is serveOver with outer, when not nil, wrapped around the
+// door: what reaches the listener before the door does (a test's record
+// of what arrived, or what else answers on the same address).
+func serveOverAs(t testing.TB, store storage.Store, devs servedDevices, runner task.Runner, poll time.Duration, log *slog.Logger, outer func(http.Handler) http.Handler) string {
+	t.Helper()
 	svc, err := task.New(task.Config{PollInterval: poll, Logger: log}, store, devs, runner)
 	if err != nil {
 		t.Fatal(err)
@@ -93,6 +101,9 @@ func serveOver(t testing.TB, store storage.Store, devs servedDevices, runner tas
 	h, err := api.Door(ts.Listener.Addr().String(), api.DoorConfig{}, srv.Handler())
 	if err != nil {
 		t.Fatal(err)
+	}
+	if outer != nil {
+		h = outer(h)
 	}
 	ts.Config.Handler = h
 	ts.Start()

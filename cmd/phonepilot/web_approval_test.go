@@ -18,14 +18,16 @@ import (
 
 // newChromium starts a headless Chromium for one test; the returned context
 // ends the browser when the test ends or after limit.
-func newChromium(t *testing.T, limit time.Duration) context.Context {
+// extra are further browser options (flags).
+func newChromium(t *testing.T, limit time.Duration, extra ...chromedp.ExecAllocatorOption) context.Context {
 	t.Helper()
 	chromium := chromiumPath(t)
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(t.Context(),
+	opts := append([]chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(chromium), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
 		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true), chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
-		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 860))
+		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 860)}, extra...)
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(t.Context(), opts...)
 	t.Cleanup(cancelAlloc)
 	ctx, cancelBrowser := chromedp.NewContext(allocCtx, chromedp.WithLogf(t.Logf))
 	t.Cleanup(cancelBrowser)
