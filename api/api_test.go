@@ -286,11 +286,16 @@ func TestCancelRunningQueuedAndFinished(t *testing.T) {
 	if resp := h.do("POST", "/v1/tasks/"+running.ID+"/cancel", "", &e); resp.StatusCode != 409 || e.Error.Code != "conflict" || !strings.Contains(e.Error.Message, "cancelled") {
 		t.Errorf("cancel again: %d %+v, want 409", resp.StatusCode, e)
 	}
-	time.Sleep(50 * time.Millisecond)
+	// A task submitted after both runs next on the device (its queue is
+	// first come, first served): had the cancelled one stayed queued, it
+	// would have run before.
+	after := h.create("after both", "sim:a")
+	close(r.gate)
+	h.waitStatus(after.ID, lifecycle.Completed)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if slices.Contains(r.order, "behind it") {
-		t.Error("a task cancelled while queued still ran")
+	if want := []string{"long task", "after both"}; !slices.Equal(r.order, want) {
+		t.Errorf("tasks ran in the order %q, want %q: a task cancelled while queued still ran", r.order, want)
 	}
 }
 
@@ -699,7 +704,10 @@ func TestStartLeavesLiveOwnersAlone(t *testing.T) {
 	if done.Owner != "hosta:100" {
 		t.Errorf("taken-over task owner %q", done.Owner)
 	}
-	time.Sleep(100 * time.Millisecond)
+	// What the start queued runs before a task submitted after it on the
+	// same device: once this one has run, the live process's queued task
+	// would have run too, had the start taken it.
+	h2.waitStatus(h2.create("after the start", liveQueued.Device).ID, lifecycle.Completed)
 	for _, task := range []storage.Task{liveRunning, liveQueued} {
 		if got, _ := h.store.Task(ctx, task.ID); got.Status != task.Status {
 			t.Errorf("a live process's %s task became %s", task.Status, got.Status)

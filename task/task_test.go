@@ -478,17 +478,31 @@ func TestEventsFromSubmissionOn(t *testing.T) {
 	}
 }
 
-// lateEndStore writes a task's final status, then tells of it late, and
-// writes the final status event later still: the window in which a watch
-// sees the task ended but its last event not yet written.
+// lateEndStore holds back a task's final status event until the task's
+// final status has been read three times (by the watch: nothing else reads
+// a task that ended): the window in which a watch sees the task ended but
+// its last event not yet written, made wider than the two quiet reads after
+// which a watch of a task recorded elsewhere ends. No wall clock: the
+// event is written once the watch has looked, however slow the machine.
 type lateEndStore struct {
 	storage.Store
+	mu     sync.Mutex
+	reads  int           // reads that found the task final
+	looked chan struct{} // closed at the third
 }
 
-func (l *lateEndStore) UpdateStatus(ctx context.Context, id string, c storage.Change) (storage.Task, error) {
-	t, err := l.Store.UpdateStatus(ctx, id, c)
-	if c.To.Terminal() {
-		time.Sleep(30 * time.Millisecond) // the recorder's wake-up comes after a poll
+func newLateEndStore(s storage.Store) *lateEndStore {
+	return &lateEndStore{Store: s, looked: make(chan struct{})}
+}
+
+func (l *lateEndStore) Task(ctx context.Context, id string) (storage.Task, error) {
+	t, err := l.Store.Task(ctx, id)
+	if err == nil && t.Status.Terminal() {
+		l.mu.Lock()
+		if l.reads++; l.reads == 3 {
+			close(l.looked)
+		}
+		l.mu.Unlock()
 	}
 	return t, err
 }
@@ -496,7 +510,11 @@ func (l *lateEndStore) UpdateStatus(ctx context.Context, id string, c storage.Ch
 func (l *lateEndStore) AppendEvent(ctx context.Context, e storage.Event) (storage.Event, error) {
 	var d StatusData
 	if e.Type == lifecycle.EventStatus && json.Unmarshal(e.Data, &d) == nil && d.Status.Terminal() {
-		time.Sleep(50 * time.Millisecond)
+		select {
+		case <-l.looked:
+		case <-ctx.Done():
+			return storage.Event{}, ctx.Err()
+		}
 	}
 	return l.Store.AppendEvent(ctx, e)
 }
@@ -505,7 +523,7 @@ func (l *lateEndStore) AppendEvent(ctx context.Context, e storage.Event) (storag
 // even when it reads the task's final status well before that event is
 // written: it waits for the task's recorder, not for a quiet spell.
 func TestWatchWaitsForTheFinalEventOfItsOwnTask(t *testing.T) {
-	s := newService(t, &lateEndStore{Store: openStore(t)}, &stepRunner{steps: 1})
+	s := newService(t, newLateEndStore(openStore(t)), &stepRunner{steps: 1})
 	tk, err := s.Submit(t.Context(), Request{Goal: "g", Device: "sim", Planner: "rule"})
 	if err != nil {
 		t.Fatal(err)

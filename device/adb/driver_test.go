@@ -208,6 +208,42 @@ func TestSlowCommandOnAnsweringPhoneTimesOut(t *testing.T) {
 	}
 }
 
+// A gesture's deadline allows for the gesture: a swipe or long press that
+// lasts dur gets the input deadline plus dur (a long swipe is not cut off
+// as a hang), a tap only the input deadline. The error names the deadline
+// the command was given.
+func TestGestureDeadlineFollowsItsDuration(t *testing.T) {
+	p := newFakePhone(t)
+	d, s := openFake(t, p)
+	d.cfg.Timeouts.Input = 100 * time.Millisecond
+	s.phone = func(serial, service, cmd string) reply {
+		if cmd == probeCommand {
+			return p.handle(serial, service, cmd)
+		}
+		return reply{hang: true}
+	}
+	for _, c := range []struct {
+		name, cmd, within string
+		do                func(context.Context) error
+	}{
+		{"swipe of 250ms", "input swipe 10 900 10 300 250", "350ms", func(ctx context.Context) error {
+			return d.Swipe(ctx, 10, 900, 10, 300, 250*time.Millisecond)
+		}},
+		{"long press of 300ms", "input swipe 50 60 50 60 300", "400ms", func(ctx context.Context) error {
+			return d.LongPress(ctx, 50, 60, 300*time.Millisecond)
+		}},
+		{"tap", "input tap 50 60", "100ms", func(ctx context.Context) error { return d.Tap(ctx, 50, 60) }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			err := c.do(t.Context())
+			want := "the phone answers, but `" + c.cmd + "` did not finish within " + c.within + ":"
+			if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), want) {
+				t.Errorf("err = %v; want DeadlineExceeded containing %q", err, want)
+			}
+		})
+	}
+}
+
 func TestServerGoneIsDisconnected(t *testing.T) {
 	p := newFakePhone(t)
 	d, s := openFake(t, p)
