@@ -46,6 +46,8 @@ type executor struct {
 	// the runner reuses as its next observation instead of reading the
 	// screen again (a dump costs 0.2–2 s on a phone).
 	last *scene.Scene
+	// beside is the planner's BesideRead, when it has one.
+	beside func(context.Context) func(*scene.Scene)
 
 	// gate is asked before every action that touches the phone, person
 	// when the gate wants a person's yes; goal is the task's, for the gate.

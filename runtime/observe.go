@@ -72,6 +72,16 @@ func (e *executor) takeLast() *scene.Scene {
 	return sc
 }
 
+// BesideReads is a Planner that takes something of its own beside every
+// screen read: the AI planner a screenshot, started as the dump starts so
+// that the frame costs no time after it (a dump takes 0.9–3 s on a phone, a
+// screenshot 0.3–2 s). BesideRead is called as a read starts; what it
+// returns (when not nil) is called with the Scene the read returned, nil
+// when it failed. The runtime never sees what is taken.
+type BesideReads interface {
+	BesideRead(ctx context.Context) func(*scene.Scene)
+}
+
 // timed is the device's Scene reader, keeping a running average of how
 // long one observation takes (dumpLatency).
 func (e *executor) timed() timedObserver { return timedObserver{e} }
@@ -80,7 +90,18 @@ type timedObserver struct{ e *executor }
 
 func (t timedObserver) Scene(ctx context.Context) (*scene.Scene, error) {
 	start := t.e.clock.Now()
+	var beside func(*scene.Scene)
+	if t.e.beside != nil {
+		beside = t.e.beside(ctx)
+	}
 	sc, err := t.e.dev.Scene(ctx)
+	if beside != nil {
+		if err != nil {
+			beside(nil)
+		} else {
+			beside(sc)
+		}
+	}
 	if err == nil {
 		t.e.read, t.e.readAt = sc, t.e.clock.Now()
 		d := t.e.clock.Now().Sub(start)

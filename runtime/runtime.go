@@ -263,6 +263,9 @@ func (r *Runner) Run(ctx context.Context, goal string) Result {
 	mem := NewMemory(r.cfg.RecentScenes, r.cfg.RepeatLimit, r.cfg.StuckSteps)
 	exec := newExecutor(r.cfg, r.dev, r.clock, r.log, r.backoff)
 	exec.goal, exec.person = goal, r.person
+	if b, ok := r.planner.(BesideReads); ok {
+		exec.beside = b.BesideRead
+	}
 	if r.gate != nil {
 		exec.gate = r.gate
 	}

@@ -45,6 +45,9 @@ type Planner struct {
 
 	mu   sync.Mutex // one decision at a time
 	conv conversation
+
+	shotMu sync.Mutex
+	shot   *besideShot // the screenshot taken beside the latest screen read
 }
 
 var _ plan.Planner = (*Planner)(nil)
@@ -113,7 +116,7 @@ func (p *Planner) plan(ctx context.Context, in plan.Input) (plan.Decision, error
 	log := p.cfg.Logger
 	listed := listedIndices(in.Scene)
 
-	img, why := p.screenshot(ctx)
+	img, why := p.shotFor(ctx, in.Scene)
 	cur := turn{listing: in.Scene.Listing(), image: img}
 	if img == nil {
 		log.Info("planning from the scene alone, without a screenshot", "reason", why)

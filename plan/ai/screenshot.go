@@ -6,6 +6,7 @@ import (
 
 	"phonepilot/perception/frame"
 	"phonepilot/perception/shot"
+	"phonepilot/scene"
 )
 
 // Image limits for vision models: Claude scales anything larger down
@@ -54,4 +55,55 @@ func (p *Planner) screenshot(ctx context.Context) (*Image, string) {
 		return nil, err.Error()
 	}
 	return img, ""
+}
+
+// besideShot is a screenshot taken beside one screen read: started as the
+// read started, so that the frame is ready when the dump is (issue 25).
+type besideShot struct {
+	ready chan struct{} // closed when img and why are set
+	img   *Image
+	why   string
+	scene *scene.Scene // what the read returned; nil while it runs or when it failed
+}
+
+// BesideRead starts a screenshot as a screen read starts (the runtime calls
+// it; see runtime.BesideReads) and returns what ties it to the Scene read.
+// The frame is fitted for the model at once, so only the small image is
+// kept. With vision off or no camera it takes nothing.
+func (p *Planner) BesideRead(ctx context.Context) func(*scene.Scene) {
+	if !p.cfg.Vision || p.cfg.Camera == nil {
+		return nil
+	}
+	s := &besideShot{ready: make(chan struct{})}
+	go func() {
+		defer close(s.ready)
+		s.img, s.why = p.screenshot(ctx)
+	}()
+	return func(sc *scene.Scene) {
+		if sc == nil {
+			return
+		}
+		p.shotMu.Lock()
+		s.scene, p.shot = sc, s
+		p.shotMu.Unlock()
+	}
+}
+
+// shotFor is the screenshot of sc: the one taken beside the read that
+// returned sc, or, when there is none (sc came from elsewhere, a later read
+// replaced it), one taken now.
+func (p *Planner) shotFor(ctx context.Context, sc *scene.Scene) (*Image, string) {
+	p.shotMu.Lock()
+	s := p.shot
+	p.shot = nil
+	p.shotMu.Unlock()
+	if s != nil && s.scene == sc {
+		select {
+		case <-s.ready:
+			return s.img, s.why
+		case <-ctx.Done():
+			return nil, "capture failed: " + ctx.Err().Error()
+		}
+	}
+	return p.screenshot(ctx)
 }

@@ -119,3 +119,83 @@ func TestScreenshotSentWithADecisionIsThatTurnsFrame(t *testing.T) {
 		}
 	}
 }
+
+// countingCamera is a screenPhone's camera that counts its captures and
+// says when one starts.
+type countingCamera struct {
+	*screenPhone
+	mu      sync.Mutex
+	shots   int
+	started chan struct{}
+}
+
+func (c *countingCamera) Capture(ctx context.Context) (frame.Frame, error) {
+	c.mu.Lock()
+	c.shots++
+	c.mu.Unlock()
+	select {
+	case c.started <- struct{}{}:
+	default:
+	}
+	return c.screenPhone.Capture(ctx)
+}
+
+func (c *countingCamera) count() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.shots
+}
+
+// The screenshot is taken beside the screen read, not after it (issue 25):
+// BesideRead starts the capture as the read starts, and the decision on the
+// Scene that read returned sends that frame without capturing again. A
+// decision on a Scene no read was tied to captures its own.
+func TestScreenshotIsTakenBesideTheRead(t *testing.T) {
+	phone := &screenPhone{t: t}
+	cam := &countingCamera{screenPhone: phone, started: make(chan struct{}, 1)}
+	fp := &fakeProvider{script: []func(ai.Request) (ai.Reply, error){
+		answer(`tap {"element":2}`), answer(`tap {"element":2}`),
+	}}
+	p, _ := newPlanner(t, fp, func(c *ai.Config) { c.Camera = cam })
+	ctx := context.Background()
+
+	phone.show(1)
+	done := p.BesideRead(ctx) // the read starts
+	if done == nil {
+		t.Fatal("BesideRead took nothing with vision on and a camera")
+	}
+	select {
+	case <-cam.started: // the capture runs while the dump does
+	case <-time.After(5 * time.Second):
+		t.Fatal("no capture started beside the read")
+	}
+	sc := aitest.TaobaoHome()
+	done(sc) // the read returns
+	phone.show(2)
+	if _, err := p.Plan(ctx, input(sc)); err != nil {
+		t.Fatal(err)
+	}
+	if n := cam.count(); n != 1 {
+		t.Errorf("%d captures for one read and its decision, want 1 (the one beside the read)", n)
+	}
+	if _, img := images(fp.reqs[0]); img == nil || screenOf(t, img) != 1 {
+		t.Errorf("the decision did not send the frame taken beside its read (screen 1)")
+	}
+
+	// A Scene from no read beside which a frame was taken: capture now.
+	if _, err := p.Plan(ctx, input(aitest.TaobaoResults(), step(1, `tap {"element":2}`, lifecycle.StepSucceeded, true))); err != nil {
+		t.Fatal(err)
+	}
+	if n := cam.count(); n != 2 {
+		t.Errorf("%d captures after a decision on a Scene with no frame beside it, want 2", n)
+	}
+	if _, img := images(fp.reqs[1]); img == nil || screenOf(t, img) != 2 {
+		t.Errorf("the second decision did not send the screen it decides on (screen 2)")
+	}
+
+	// Vision off: nothing is taken beside reads.
+	off, _ := newPlanner(t, fp, func(c *ai.Config) { c.Camera, c.Vision = cam, false })
+	if off.BesideRead(ctx) != nil {
+		t.Error("BesideRead took a frame with vision off")
+	}
+}

@@ -1,0 +1,73 @@
+package runtime
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"phonepilot/internal/testlog"
+	"phonepilot/plan"
+	"phonepilot/plan/rule"
+	"phonepilot/scene"
+	"phonepilot/task/lifecycle"
+)
+
+// besidePlanner is the rule planner with a BesideRead that notes which
+// reads it was started beside.
+type besidePlanner struct {
+	plan.Planner
+	mu      sync.Mutex
+	started int                   // BesideRead calls
+	read    map[*scene.Scene]bool // Scenes handed back by their read
+	unseen  int                   // decisions on a Scene no BesideRead was tied to
+}
+
+func (b *besidePlanner) BesideRead(context.Context) func(*scene.Scene) {
+	b.mu.Lock()
+	b.started++
+	b.mu.Unlock()
+	return func(sc *scene.Scene) {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		if sc != nil {
+			b.read[sc] = true
+		}
+	}
+}
+
+func (b *besidePlanner) Plan(ctx context.Context, in plan.Input) (plan.Decision, error) {
+	b.mu.Lock()
+	if !b.read[in.Scene] {
+		b.unseen++
+	}
+	b.mu.Unlock()
+	return b.Planner.Plan(ctx, in)
+}
+
+// A planner that takes something beside the screen reads (the AI planner's
+// screenshot) is started with every read, and every Scene it decides on
+// is one such read returned: its frame was taken while the dump ran, not
+// after it (issue 25).
+func TestPlannerTakesItsFrameBesideEveryRead(t *testing.T) {
+	h := newHarness(t, Defaults(), nil, nil)
+	bp := &besidePlanner{Planner: rule.New(), read: map[*scene.Scene]bool{}}
+	r, err := New(Defaults(), h.phone, bp, Options{Clock: h.clock, Logger: testlog.New(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := r.Run(context.Background(), "open Taobao and search Mac mini")
+	if res.Status != lifecycle.Completed {
+		t.Fatalf("status %s (%s)", res.Status, res.Reason)
+	}
+	bp.mu.Lock()
+	defer bp.mu.Unlock()
+	if bp.started == 0 || len(bp.read) == 0 {
+		t.Fatalf("BesideRead started %d times, %d reads handed back: the runtime never asked for a frame beside a read", bp.started, len(bp.read))
+	}
+	if bp.unseen != 0 {
+		t.Errorf("%d decisions were on a Scene read without a frame beside it", bp.unseen)
+	}
+	if bp.started < len(bp.read) {
+		t.Errorf("%d reads handed back, %d started", len(bp.read), bp.started)
+	}
+}
