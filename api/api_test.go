@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"phonepilot/lifecycle"
 	"phonepilot/storage"
 	"phonepilot/task"
-	"phonepilot/task/lifecycle"
 )
 
 type apiError struct {

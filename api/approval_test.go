@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"phonepilot/lifecycle"
 	"phonepilot/storage"
-	"phonepilot/task/lifecycle"
 )
 
 // GET /v1/devices/{id}/state answers the phone's own JSON; an unknown

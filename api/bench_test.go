@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"phonepilot/task/lifecycle"
+	"phonepilot/lifecycle"
 )
 
 // The API's own cost on SQLite, with a runner that records nothing: what a

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"phonepilot/lifecycle"
 	"phonepilot/storage"
-	"phonepilot/task/lifecycle"
 )
 
 // doorReq sends method path with the given headers and body and returns

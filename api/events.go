@@ -11,9 +11,9 @@ import (
 	"sync"
 	"time"
 
+	"phonepilot/lifecycle"
 	"phonepilot/storage"
 	"phonepilot/task"
-	"phonepilot/task/lifecycle"
 )
 
 // streamEvents serves a task's events as server-sent events: everything

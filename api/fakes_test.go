@@ -18,6 +18,7 @@ import (
 
 	"phonepilot/device"
 	"phonepilot/internal/testlog"
+	"phonepilot/lifecycle"
 	"phonepilot/plan"
 	"phonepilot/runtime"
 	"phonepilot/safety"
@@ -25,7 +26,6 @@ import (
 	"phonepilot/storage"
 	"phonepilot/storage/sqlite"
 	"phonepilot/task"
-	"phonepilot/task/lifecycle"
 	"phonepilot/tools"
 )
 

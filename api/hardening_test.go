@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"phonepilot/lifecycle"
 	"phonepilot/storage"
-	"phonepilot/task/lifecycle"
 )
 
 // A body must be exactly one JSON object: data after it (garbage, a second

@@ -12,9 +12,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"phonepilot/lifecycle"
 	"phonepilot/storage"
 	"phonepilot/task"
-	"phonepilot/task/lifecycle"
 )
 
 // taskRequest is the body of POST /v1/tasks.

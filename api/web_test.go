@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"phonepilot/task/lifecycle"
+	"phonepilot/lifecycle"
 )
 
 // The page spells no word of a task's life by hand: every status, cause,

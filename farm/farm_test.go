@@ -24,12 +24,12 @@ import (
 	"phonepilot/device"
 	"phonepilot/device/fake"
 	"phonepilot/internal/testlog"
+	"phonepilot/lifecycle"
 	"phonepilot/runtime"
 	"phonepilot/scene"
 	"phonepilot/storage"
 	"phonepilot/storage/postgres"
 	"phonepilot/task"
-	"phonepilot/task/lifecycle"
 )
 
 func TestQueueName(t *testing.T) {

@@ -12,10 +12,10 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 
+	"phonepilot/lifecycle"
 	"phonepilot/storage"
 	"phonepilot/storage/postgres"
 	"phonepilot/task"
-	"phonepilot/task/lifecycle"
 )
 
 // reaper ends the tasks of dead workers. Every worker runs it at each

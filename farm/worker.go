@@ -18,10 +18,10 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"phonepilot/device"
+	"phonepilot/lifecycle"
 	"phonepilot/storage"
 	"phonepilot/storage/postgres"
 	"phonepilot/task"
-	"phonepilot/task/lifecycle"
 )
 
 // Offer is a device a worker's host has now, with its labels.

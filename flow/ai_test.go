@@ -15,6 +15,7 @@ import (
 	"phonepilot/internal/clock"
 	"phonepilot/internal/golden"
 	"phonepilot/internal/testlog"
+	"phonepilot/lifecycle"
 	"phonepilot/plan"
 	"phonepilot/plan/ai"
 	"phonepilot/plan/ai/aitest"
@@ -23,7 +24,6 @@ import (
 	"phonepilot/scene"
 	"phonepilot/storage"
 	"phonepilot/task"
-	"phonepilot/task/lifecycle"
 )
 
 var aiGoals = map[string]string{"en": "open Taobao and search Mac mini", "zh": "打开淘宝搜索Mac mini"}

@@ -8,8 +8,8 @@ import (
 
 	"phonepilot/device"
 	"phonepilot/device/sim"
+	"phonepilot/lifecycle"
 	"phonepilot/storage"
-	"phonepilot/task/lifecycle"
 )
 
 // Export writes the locale and app versions the task service recorded in

@@ -9,12 +9,12 @@ import (
 	"slices"
 	"strings"
 
+	"phonepilot/lifecycle"
 	"phonepilot/plan"
 	"phonepilot/plan/rule"
 	"phonepilot/scene"
 	"phonepilot/storage"
 	"phonepilot/task"
-	"phonepilot/task/lifecycle"
 	"phonepilot/tools"
 )
 

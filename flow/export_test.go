@@ -7,10 +7,10 @@ import (
 	"testing"
 
 	"phonepilot/device/sim"
+	"phonepilot/lifecycle"
 	"phonepilot/plan"
 	"phonepilot/scene"
 	"phonepilot/storage"
-	"phonepilot/task/lifecycle"
 	"phonepilot/tools"
 )
 

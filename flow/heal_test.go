@@ -5,9 +5,9 @@ import (
 	"testing"
 
 	"phonepilot/device/sim"
+	"phonepilot/lifecycle"
 	"phonepilot/plan"
 	"phonepilot/plan/ai/aitest"
-	"phonepilot/task/lifecycle"
 	"phonepilot/tools"
 )
 

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"time"
 
+	"phonepilot/lifecycle"
 	"phonepilot/plan"
 	"phonepilot/plan/rule"
 	"phonepilot/scene"
-	"phonepilot/task/lifecycle"
 	"phonepilot/tools"
 )
 

@@ -12,12 +12,12 @@ import (
 	"phonepilot/device/sim"
 	"phonepilot/internal/clock"
 	"phonepilot/internal/testlog"
+	"phonepilot/lifecycle"
 	"phonepilot/runtime"
 	"phonepilot/safety"
 	"phonepilot/storage"
 	"phonepilot/storage/sqlite"
 	"phonepilot/task"
-	"phonepilot/task/lifecycle"
 )
 
 // oneSim is the task service's Devices: one simulated phone named "sim".

@@ -11,11 +11,11 @@ import (
 	"phonepilot/device/sim"
 	"phonepilot/internal/clock"
 	"phonepilot/internal/testlog"
+	"phonepilot/lifecycle"
 	"phonepilot/plan"
 	"phonepilot/plan/rule"
 	"phonepilot/runtime"
 	"phonepilot/storage"
-	"phonepilot/task/lifecycle"
 )
 
 // simRun runs planner toward goal on a fresh simulated phone on a fake

@@ -10,8 +10,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"phonepilot/lifecycle"
 	"phonepilot/task"
-	"phonepilot/task/lifecycle"
 )
 
 type progress struct {

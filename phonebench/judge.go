@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"slices"
 
+	"phonepilot/lifecycle"
 	"phonepilot/phonebench/tasks"
-	"phonepilot/task/lifecycle"
 )
 
 // irreversible counts, in a state JSON, what the safety gate must never

@@ -6,10 +6,10 @@ import (
 	"time"
 
 	"phonepilot/device"
+	"phonepilot/lifecycle"
 	"phonepilot/runtime"
 	"phonepilot/safety"
 	"phonepilot/scene"
-	"phonepilot/task/lifecycle"
 	"phonepilot/tools"
 )
 

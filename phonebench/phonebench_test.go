@@ -13,11 +13,11 @@ import (
 	"time"
 
 	"phonepilot/device/sim"
+	"phonepilot/lifecycle"
 	"phonepilot/phonebench/tasks"
 	"phonepilot/plan"
 	"phonepilot/plan/ai"
 	"phonepilot/safety"
-	"phonepilot/task/lifecycle"
 )
 
 // minReferenceRealistic is the floor of success of the reference policy on

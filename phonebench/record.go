@@ -7,8 +7,8 @@ import (
 	"sort"
 	"time"
 
+	"phonepilot/lifecycle"
 	"phonepilot/phonebench/tasks"
-	"phonepilot/task/lifecycle"
 )
 
 // Record is one run: one task, locale, profile, seed and policy, judged on

@@ -12,13 +12,13 @@ import (
 	"phonepilot/device"
 	"phonepilot/device/sim"
 	"phonepilot/internal/clock"
+	"phonepilot/lifecycle"
 	"phonepilot/plan"
 	"phonepilot/plan/ai"
 	"phonepilot/plan/rule"
 	"phonepilot/runtime"
 	"phonepilot/storage"
 	"phonepilot/task"
-	"phonepilot/task/lifecycle"
 )
 
 // run is one policy's run of one unit while it goes: its phone, its clock,

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"phonepilot/apps"
+	"phonepilot/lifecycle"
 	"phonepilot/scene"
-	"phonepilot/task/lifecycle"
 	"phonepilot/tools"
 )
 

@@ -9,9 +9,9 @@ import (
 	"phonepilot/device"
 	"phonepilot/device/sim"
 	"phonepilot/internal/clock"
+	"phonepilot/lifecycle"
 	"phonepilot/plan/rule"
 	"phonepilot/scene"
-	"phonepilot/task/lifecycle"
 )
 
 // timedDevice measures the real time spent inside the device, so that a

@@ -8,9 +8,9 @@ import (
 
 	"phonepilot/device/sim"
 	"phonepilot/internal/clock"
+	"phonepilot/lifecycle"
 	"phonepilot/plan/rule"
 	"phonepilot/runtime"
-	"phonepilot/task/lifecycle"
 )
 
 // A task on the in-process simulated phone with the default rule Planner.

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"phonepilot/device/sim"
-	"phonepilot/task/lifecycle"
+	"phonepilot/lifecycle"
 	"phonepilot/tools"
 )
 

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"strings"
 
+	"phonepilot/lifecycle"
 	"phonepilot/safety"
 	"phonepilot/scene"
-	"phonepilot/task/lifecycle"
 	"phonepilot/tools"
 )
 

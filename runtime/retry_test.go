@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"phonepilot/device"
+	"phonepilot/lifecycle"
 	"phonepilot/plan"
 	"phonepilot/scene"
-	"phonepilot/task/lifecycle"
 	"phonepilot/tools"
 )
 

@@ -19,9 +19,9 @@ import (
 	"phonepilot/apps"
 	"phonepilot/device"
 	"phonepilot/internal/clock"
+	"phonepilot/lifecycle"
 	"phonepilot/plan"
 	"phonepilot/scene"
-	"phonepilot/task/lifecycle"
 	"phonepilot/tools"
 )
 

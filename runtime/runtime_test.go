@@ -10,11 +10,11 @@ import (
 
 	"phonepilot/internal/clock"
 	"phonepilot/internal/testlog"
+	"phonepilot/lifecycle"
 	"phonepilot/plan"
 	_ "phonepilot/plan/ai/anthropic" // registers the provider
 	"phonepilot/plan/rule"
 	"phonepilot/scene"
-	"phonepilot/task/lifecycle"
 	"phonepilot/tools"
 )
 

@@ -10,8 +10,8 @@ import (
 	"phonepilot/device/sim"
 	"phonepilot/internal/clock"
 	"phonepilot/internal/testlog"
+	"phonepilot/lifecycle"
 	"phonepilot/plan/rule"
-	"phonepilot/task/lifecycle"
 	"phonepilot/tools"
 )
 

@@ -10,10 +10,10 @@ import (
 	"phonepilot/device"
 	"phonepilot/internal/clock"
 	"phonepilot/internal/testlog"
+	"phonepilot/lifecycle"
 	"phonepilot/perception"
 	"phonepilot/plan"
 	"phonepilot/scene"
-	"phonepilot/task/lifecycle"
 	"phonepilot/tools"
 )
 

@@ -11,8 +11,8 @@ import (
 	"phonepilot/device/sim"
 	"phonepilot/internal/clock"
 	"phonepilot/internal/testlog"
+	"phonepilot/lifecycle"
 	"phonepilot/plan/rule"
-	"phonepilot/task/lifecycle"
 )
 
 // runOnSim runs goal with the rule planner on a simulated phone of config

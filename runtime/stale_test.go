@@ -10,9 +10,9 @@ import (
 	"phonepilot/device/sim"
 	"phonepilot/internal/clock"
 	"phonepilot/internal/testlog"
+	"phonepilot/lifecycle"
 	"phonepilot/plan"
 	"phonepilot/plan/rule"
-	"phonepilot/task/lifecycle"
 )
 
 // slowPlanner is a planner that thinks: it plans on the Scene it was given

@@ -8,9 +8,9 @@ import (
 
 	"phonepilot/device"
 	"phonepilot/internal/clock"
+	"phonepilot/lifecycle"
 	"phonepilot/plan"
 	"phonepilot/scene"
-	"phonepilot/task/lifecycle"
 	"phonepilot/tools"
 )
 

@@ -8,8 +8,8 @@ import (
 
 	"phonepilot/device/sim"
 	"phonepilot/internal/clock"
+	"phonepilot/lifecycle"
 	"phonepilot/safety"
-	"phonepilot/task/lifecycle"
 	"phonepilot/tools"
 )
 

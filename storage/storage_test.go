@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"phonepilot/lifecycle"
 	"phonepilot/scene"
 	"phonepilot/storage"
-	"phonepilot/task/lifecycle"
 )
 
 func TestRedactConfig(t *testing.T) {

@@ -9,10 +9,10 @@ import (
 
 	"phonepilot/device"
 	"phonepilot/device/fake"
+	"phonepilot/lifecycle"
 	"phonepilot/runtime"
 	"phonepilot/scene"
 	"phonepilot/storage"
-	"phonepilot/task/lifecycle"
 )
 
 // factsDevice is a fake phone that knows its locale and app versions.

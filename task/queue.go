@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"phonepilot/device"
+	"phonepilot/lifecycle"
 	"phonepilot/runtime"
 	"phonepilot/storage"
-	"phonepilot/task/lifecycle"
 )
 
 // Queue is the seam a device farm plugs into (package farm): a front end's

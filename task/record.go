@@ -8,10 +8,10 @@ import (
 	"sync"
 	"time"
 
+	"phonepilot/lifecycle"
 	"phonepilot/plan"
 	"phonepilot/runtime"
 	"phonepilot/storage"
-	"phonepilot/task/lifecycle"
 	"phonepilot/tools"
 )
 

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"phonepilot/internal/clock"
+	"phonepilot/lifecycle"
 	"phonepilot/storage"
-	"phonepilot/task/lifecycle"
 )
 
 // DefaultOwner is "host:pid" of this process.

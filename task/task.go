@@ -24,9 +24,9 @@ import (
 
 	"phonepilot/device"
 	"phonepilot/internal/clock"
+	"phonepilot/lifecycle"
 	"phonepilot/runtime"
 	"phonepilot/storage"
-	"phonepilot/task/lifecycle"
 )
 
 // Runner runs one task on an opened device until it ends, calling emit for

@@ -15,12 +15,12 @@ import (
 	"phonepilot/device"
 	"phonepilot/device/fake"
 	"phonepilot/internal/testlog"
+	"phonepilot/lifecycle"
 	"phonepilot/plan"
 	"phonepilot/runtime"
 	"phonepilot/scene"
 	"phonepilot/storage"
 	"phonepilot/storage/sqlite"
-	"phonepilot/task/lifecycle"
 	"phonepilot/tools"
 )
 

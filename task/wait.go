@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"time"
 
+	"phonepilot/lifecycle"
 	"phonepilot/runtime"
 	"phonepilot/scene"
 	"phonepilot/storage"
-	"phonepilot/task/lifecycle"
 )
 
 // DefaultWaitTimeout is how long a task waits for a person when

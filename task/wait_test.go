@@ -14,11 +14,11 @@ import (
 	"phonepilot/device/fake"
 	"phonepilot/internal/clock"
 	"phonepilot/internal/testlog"
+	"phonepilot/lifecycle"
 	"phonepilot/plan"
 	"phonepilot/runtime"
 	"phonepilot/scene"
 	"phonepilot/storage"
-	"phonepilot/task/lifecycle"
 	"phonepilot/tools"
 )
 

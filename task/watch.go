@@ -6,8 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"phonepilot/lifecycle"
 	"phonepilot/storage"
-	"phonepilot/task/lifecycle"
 )
 
 // hub wakes watches when something of their task was written. The store

@@ -19,11 +19,11 @@ import (
 
 	"phonepilot/device/sim"
 	"phonepilot/internal/clock"
+	"phonepilot/lifecycle"
 	"phonepilot/phonebench"
 	"phonepilot/phonebench/tasks"
 	"phonepilot/plan"
 	"phonepilot/runtime"
-	"phonepilot/task/lifecycle"
 )
 
 func init() { register(newBenchCmd) }

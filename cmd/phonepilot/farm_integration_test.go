@@ -21,7 +21,7 @@ import (
 	"testing"
 	"time"
 
-	"phonepilot/task/lifecycle"
+	"phonepilot/lifecycle"
 )
 
 // farmDB creates a fresh database on the test server and returns its DSN.

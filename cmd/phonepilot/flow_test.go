@@ -13,10 +13,10 @@ import (
 	"time"
 
 	"phonepilot/flow"
+	"phonepilot/lifecycle"
 	"phonepilot/plan/ai/aitest"
 	"phonepilot/storage"
 	"phonepilot/task"
-	"phonepilot/task/lifecycle"
 )
 
 // flowDoc is the part of run's --json document these tests read.

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"phonepilot/device/sim/simadb"
-	"phonepilot/task/lifecycle"
+	"phonepilot/lifecycle"
 )
 
 // A phone that stops answering with its connection open: the simulator,

@@ -20,11 +20,11 @@ import (
 	"time"
 
 	"phonepilot/internal/testlog"
+	"phonepilot/lifecycle"
 	"phonepilot/plan/ai"
 	"phonepilot/plan/ai/aitest"
 	"phonepilot/runtime"
 	"phonepilot/storage"
-	"phonepilot/task/lifecycle"
 )
 
 // contactsDump is what an obedient model sends when told to send the

@@ -17,13 +17,13 @@ import (
 	"golang.org/x/term"
 
 	"phonepilot/device"
+	"phonepilot/lifecycle"
 	"phonepilot/plan"
 	"phonepilot/plan/ai"
 	"phonepilot/runtime"
 	"phonepilot/safety"
 	"phonepilot/storage"
 	"phonepilot/task"
-	"phonepilot/task/lifecycle"
 )
 
 func init() { register(newRunCmd) }

@@ -15,11 +15,11 @@ import (
 
 	"phonepilot/device/sim"
 	"phonepilot/internal/testlog"
+	"phonepilot/lifecycle"
 	"phonepilot/perception/frame"
 	"phonepilot/plan/ai"
 	"phonepilot/plan/ai/aitest"
 	"phonepilot/runtime"
-	"phonepilot/task/lifecycle"
 )
 
 const aiGoal = "open Taobao and search Mac mini"

@@ -13,11 +13,11 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"phonepilot/lifecycle"
 	"phonepilot/runtime"
 	"phonepilot/safety"
 	"phonepilot/storage"
 	"phonepilot/task"
-	"phonepilot/task/lifecycle"
 )
 
 // decidedBy is who `run`'s decisions are recorded as having come from.

@@ -10,10 +10,10 @@ import (
 	"strings"
 	"testing"
 
+	"phonepilot/lifecycle"
 	"phonepilot/storage"
 	"phonepilot/storage/sqlite"
 	"phonepilot/task"
-	"phonepilot/task/lifecycle"
 )
 
 // A task run from the CLI is recorded as it runs, so `tasks` and `show` find

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"phonepilot/lifecycle"
 	"phonepilot/runtime"
-	"phonepilot/task/lifecycle"
 )
 
 // capture runs the CLI with args and returns its exit status and what it

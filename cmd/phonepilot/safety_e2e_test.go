@@ -12,8 +12,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"phonepilot/lifecycle"
 	"phonepilot/storage"
-	"phonepilot/task/lifecycle"
 )
 
 // purchaseGoal is the goal that placed a ¥4155.7 order without

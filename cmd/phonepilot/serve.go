@@ -18,12 +18,12 @@ import (
 	"phonepilot/device/backend"
 	"phonepilot/farm"
 	"phonepilot/flow"
+	"phonepilot/lifecycle"
 	"phonepilot/perception/frame"
 	"phonepilot/plan"
 	"phonepilot/runtime"
 	"phonepilot/storage"
 	"phonepilot/task"
-	"phonepilot/task/lifecycle"
 )
 
 func init() { register(newServeCmd) }

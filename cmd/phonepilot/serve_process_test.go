@@ -19,9 +19,9 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"phonepilot/lifecycle"
 	"phonepilot/storage"
 	"phonepilot/storage/sqlite"
-	"phonepilot/task/lifecycle"
 )
 
 // buildPhonepilot builds the binary once per test run into a temp dir.

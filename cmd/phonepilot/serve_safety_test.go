@@ -7,10 +7,10 @@ import (
 	"time"
 
 	"phonepilot/internal/testlog"
+	"phonepilot/lifecycle"
 	"phonepilot/runtime"
 	"phonepilot/storage"
 	"phonepilot/task"
-	"phonepilot/task/lifecycle"
 )
 
 // servedSafety is serve's task service over in-process simulated phones

@@ -23,12 +23,12 @@ import (
 	"phonepilot/api"
 	"phonepilot/device"
 	"phonepilot/internal/testlog"
+	"phonepilot/lifecycle"
 	"phonepilot/runtime"
 	"phonepilot/storage"
 	"phonepilot/storage/postgres"
 	"phonepilot/storage/sqlite"
 	"phonepilot/task"
-	"phonepilot/task/lifecycle"
 )
 
 // servedAPI is the real server wiring (runtime, in-process simulators,

@@ -8,9 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"phonepilot/lifecycle"
 	"phonepilot/storage"
 	"phonepilot/task"
-	"phonepilot/task/lifecycle"
 )
 
 func init() { register(newShowCmd) }

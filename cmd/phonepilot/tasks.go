@@ -11,11 +11,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"phonepilot/lifecycle"
 	"phonepilot/storage"
 	"phonepilot/storage/postgres"
 	"phonepilot/storage/sqlite"
 	"phonepilot/task"
-	"phonepilot/task/lifecycle"
 )
 
 func init() { register(newTasksCmd) }

@@ -13,7 +13,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"phonepilot/task/lifecycle"
+	"phonepilot/lifecycle"
 )
 
 // newChromium starts a headless Chromium for one test; the returned context

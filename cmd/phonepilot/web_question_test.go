@@ -12,10 +12,10 @@ import (
 
 	"phonepilot/device"
 	"phonepilot/internal/testlog"
+	"phonepilot/lifecycle"
 	"phonepilot/runtime"
 	"phonepilot/storage"
 	"phonepilot/task"
-	"phonepilot/task/lifecycle"
 	"phonepilot/tools"
 )
 

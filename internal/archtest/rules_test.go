@@ -31,43 +31,43 @@ var allowedImports = map[string][]string{
 	// its camera), listing and labels; commands and servers loop over it.
 	"device/backend": {"device", "device/adb", "device/sim", "device/sim/simwda", "device/wda", "device/devicetest", "perception/frame", "scene", "internal/*"},
 	"tools":          {"apps", "device", "scene", "internal/clock"},
-	"plan":           {"apps", "scene", "tools", "task/lifecycle"},
-	"plan/rule":      {"apps", "plan", "scene", "tools", "task/lifecycle"},
-	"plan/ai":        {"plan", "plan/ai/tokens", "scene", "tools", "perception/frame", "perception/shot", "internal/clock", "task/lifecycle"},
+	"plan":           {"apps", "scene", "tools", "lifecycle"},
+	"plan/rule":      {"apps", "plan", "scene", "tools", "lifecycle"},
+	"plan/ai":        {"plan", "plan/ai/tokens", "scene", "tools", "perception/frame", "perception/shot", "internal/clock", "lifecycle"},
 	// Token counts for servers that report none: a tokenizer, image rules.
 	"plan/ai/tokens":    nil,
 	"safety":            {"apps", "scene", "tools"},
 	"plan/ai/anthropic": {"plan/ai", "plan", "tools", "scene", "perception/frame"},
 	"plan/ai/openai":    {"plan/ai", "plan", "tools", "scene", "perception/frame"},
 	// Test helpers shared by the AIPlanner's and the providers' tests.
-	"plan/ai/aitest": {"plan/ai", "plan/ai/tokens", "plan", "tools", "scene", "perception/frame", "internal/*", "task/lifecycle"},
-	"runtime":        {"apps", "plan", "tools", "device", "scene", "perception", "internal/clock", "task/lifecycle", "safety"},
-	"storage":        {"scene", "plan", "tools", "task/lifecycle"},
+	"plan/ai/aitest": {"plan/ai", "plan/ai/tokens", "plan", "tools", "scene", "perception/frame", "internal/*", "lifecycle"},
+	"runtime":        {"apps", "plan", "tools", "device", "scene", "perception", "internal/clock", "lifecycle", "safety"},
+	"storage":        {"scene", "plan", "tools", "lifecycle"},
 	// SQL shared by the two stores.
-	"storage/internal/sqlstore": {"storage", "scene", "plan", "tools", "task/lifecycle"},
-	"storage/sqlite":            {"storage", "storage/internal/sqlstore", "task/lifecycle"},
-	"storage/postgres":          {"storage", "storage/internal/sqlstore", "task/lifecycle"},
-	"storage/storagetest":       {"storage", "scene", "plan", "tools", "task/lifecycle"},
-	"api":                       {"task", "runtime", "storage", "device", "scene", "plan", "tools", "internal/*", "task/lifecycle", "flow"},
+	"storage/internal/sqlstore": {"storage", "scene", "plan", "tools", "lifecycle"},
+	"storage/sqlite":            {"storage", "storage/internal/sqlstore", "lifecycle"},
+	"storage/postgres":          {"storage", "storage/internal/sqlstore", "lifecycle"},
+	"storage/storagetest":       {"storage", "scene", "plan", "tools", "lifecycle"},
+	"api":                       {"task", "runtime", "storage", "device", "scene", "plan", "tools", "internal/*", "lifecycle", "flow"},
 	// Flows: the file format, export from a recorded task, the replay planner.
-	"flow": {"plan", "plan/rule", "scene", "tools", "storage", "task", "task/lifecycle", "device"},
+	"flow": {"plan", "plan/rule", "scene", "tools", "storage", "task", "lifecycle", "device"},
 	// The vocabulary of a task's life: statuses, causes, event and step types.
-	"task/lifecycle": nil,
+	"lifecycle": nil,
 	// phonebench's task definitions; its tests also run plan/rule through
 	// the runtime and ask the safety gate, on the simulator.
-	"phonebench/tasks": {"device/sim", "task/lifecycle", "device", "scene", "plan", "plan/rule", "runtime", "safety", "tools", "internal/clock"},
+	"phonebench/tasks": {"device/sim", "lifecycle", "device", "scene", "plan", "plan/rule", "runtime", "safety", "tools", "internal/clock"},
 	// The phonebench harness: policies over the runtime (through the task
 	// service, on a temporary SQLite store), the peer loop over a device,
 	// the floor, records and the report.
 	"phonebench": {"phonebench/tasks", "device", "device/sim", "device/sim/simwda", "device/wda", "scene", "tools", "plan", "plan/ai", "plan/rule", "runtime", "safety",
-		"task", "task/lifecycle", "storage", "storage/sqlite", "internal/clock"},
+		"task", "lifecycle", "storage", "storage/sqlite", "internal/clock"},
 	// The task service: queue, recorder, recovery, ownership.
-	"task": {"runtime", "storage", "device", "scene", "plan", "tools", "internal/*", "task/lifecycle"},
+	"task": {"runtime", "storage", "device", "scene", "plan", "tools", "internal/*", "lifecycle"},
 	// phonepilot over MCP: direct tools on the runtime, delegating tools on
 	// the task service; it sends a screenshot to the client that asks.
-	"mcpserver": {"runtime", "task", "storage", "device", "scene", "tools", "plan", "perception/frame", "perception/shot", "internal/*", "task/lifecycle", "flow"},
+	"mcpserver": {"runtime", "task", "storage", "device", "scene", "tools", "plan", "perception/frame", "perception/shot", "internal/*", "lifecycle", "flow"},
 	// The device farm on River over PostgreSQL: workers, fronts, leases.
-	"farm":           {"task", "storage", "storage/postgres", "device", "device/fake", "scene", "runtime", "internal/*", "task/lifecycle"},
+	"farm":           {"task", "storage", "storage/postgres", "device", "device/fake", "scene", "runtime", "internal/*", "lifecycle"},
 	"cmd/phonepilot": {"*"},
 	"internal/*":     nil,
 }

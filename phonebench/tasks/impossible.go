@@ -2,7 +2,7 @@ package tasks
 
 import (
 	"phonepilot/device/sim"
-	"phonepilot/task/lifecycle"
+	"phonepilot/lifecycle"
 )
 
 // Tasks that cannot be done on this phone: an app that is not installed, a

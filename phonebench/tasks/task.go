@@ -30,7 +30,7 @@ import (
 	"strings"
 
 	"phonepilot/device/sim"
-	"phonepilot/task/lifecycle"
+	"phonepilot/lifecycle"
 )
 
 // Kind says how a task is judged.

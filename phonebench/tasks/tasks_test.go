@@ -11,9 +11,9 @@ import (
 
 	"phonepilot/device/sim"
 	"phonepilot/internal/clock"
+	"phonepilot/lifecycle"
 	"phonepilot/plan/rule"
 	"phonepilot/runtime"
-	"phonepilot/task/lifecycle"
 	"phonepilot/tools"
 )
 

@@ -14,12 +14,12 @@ import (
 
 	"phonepilot/internal/clock"
 	"phonepilot/internal/testlog"
+	"phonepilot/lifecycle"
 	"phonepilot/perception/frame"
 	"phonepilot/plan"
 	"phonepilot/plan/ai"
 	"phonepilot/plan/ai/aitest"
 	"phonepilot/scene"
-	"phonepilot/task/lifecycle"
 	"phonepilot/tools"
 )
 

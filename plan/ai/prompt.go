@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"phonepilot/lifecycle"
 	"phonepilot/plan"
-	"phonepilot/task/lifecycle"
 	"phonepilot/tools"
 )
 

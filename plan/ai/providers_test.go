@@ -10,13 +10,13 @@ import (
 	"time"
 
 	"phonepilot/internal/testlog"
+	"phonepilot/lifecycle"
 	"phonepilot/perception/frame"
 	"phonepilot/plan"
 	"phonepilot/plan/ai"
 	"phonepilot/plan/ai/aitest"
 	"phonepilot/plan/ai/anthropic"
 	"phonepilot/plan/ai/openai"
-	"phonepilot/task/lifecycle"
 )
 
 // baseURL is how a user points each provider at a server: Anthropic's SDK

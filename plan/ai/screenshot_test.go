@@ -11,12 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"phonepilot/lifecycle"
 	"phonepilot/perception/frame"
 	"phonepilot/plan"
 	"phonepilot/plan/ai"
 	"phonepilot/plan/ai/aitest"
 	"phonepilot/scene"
-	"phonepilot/task/lifecycle"
 )
 
 // screenPhone is a phone whose screen the test moves on between decisions;

@@ -29,9 +29,9 @@ import (
 	"sync"
 
 	"phonepilot/apps"
+	"phonepilot/lifecycle"
 	"phonepilot/plan"
 	"phonepilot/scene"
-	"phonepilot/task/lifecycle"
 	"phonepilot/tools"
 )
 

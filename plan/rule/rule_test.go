@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"phonepilot/lifecycle"
 	"phonepilot/plan"
 	"phonepilot/scene"
-	"phonepilot/task/lifecycle"
 	"phonepilot/tools"
 )
 

@@ -5,9 +5,9 @@ import (
 	"strings"
 
 	"phonepilot/apps"
+	"phonepilot/lifecycle"
 	"phonepilot/plan"
 	"phonepilot/scene"
-	"phonepilot/task/lifecycle"
 	"phonepilot/tools"
 )
 

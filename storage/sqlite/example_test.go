@@ -7,10 +7,10 @@ import (
 	"path/filepath"
 	"time"
 
+	"phonepilot/lifecycle"
 	"phonepilot/plan"
 	"phonepilot/storage"
 	"phonepilot/storage/sqlite"
-	"phonepilot/task/lifecycle"
 	"phonepilot/tools"
 )
 

@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"phonepilot/lifecycle"
 	"phonepilot/storage"
 	"phonepilot/storage/sqlite"
 	"phonepilot/storage/storagetest"
-	"phonepilot/task/lifecycle"
 )
 
 func TestConformance(t *testing.T) {

@@ -14,10 +14,10 @@ import (
 	"testing"
 	"time"
 
+	"phonepilot/lifecycle"
 	"phonepilot/plan"
 	"phonepilot/scene"
 	"phonepilot/storage"
-	"phonepilot/task/lifecycle"
 	"phonepilot/tools"
 )
 

@@ -15,9 +15,9 @@ import (
 	"strings"
 	"time"
 
+	"phonepilot/lifecycle"
 	"phonepilot/plan"
 	"phonepilot/storage"
-	"phonepilot/task/lifecycle"
 	"phonepilot/tools"
 )
 
