@@ -14,8 +14,8 @@ import (
 
 	"phonepilot/device/adb/helper"
 	"phonepilot/device/sim/simadb"
+	"phonepilot/lifecycle"
 	"phonepilot/storage/sqlite"
-	"phonepilot/task/lifecycle"
 )
 
 // phonepilot's helper end to end: `phonepilot sim --adb` in its own process

@@ -14,9 +14,9 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"phonepilot/lifecycle"
 	"phonepilot/runtime"
 	"phonepilot/storage"
-	"phonepilot/task/lifecycle"
 )
 
 // arrival is one request that reached the listener (before the door), and
