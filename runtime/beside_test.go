@@ -6,10 +6,10 @@ import (
 	"testing"
 
 	"phonepilot/internal/testlog"
+	"phonepilot/lifecycle"
 	"phonepilot/plan"
 	"phonepilot/plan/rule"
 	"phonepilot/scene"
-	"phonepilot/task/lifecycle"
 )
 
 // besidePlanner is the rule planner with a BesideRead that notes which
