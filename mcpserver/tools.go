@@ -12,10 +12,12 @@ import (
 	"phonepilot/tools"
 )
 
-// actionTools are the tools of TOOLS.md a client calls directly; their
-// names, arguments and schemas are the tools package's own, so what an MCP
-// client is told and what is validated are the same text.
-var actionTools = []string{tools.Tap, tools.LongPress, tools.TypeText, tools.Scroll, tools.PressKey, tools.LaunchApp, tools.Wait}
+// actionTools are the tools of the registry a client calls directly (all
+// but finish_task and ask_user: tools.Direct); their names, arguments and
+// schemas are the tools package's own, so what an MCP client is told and
+// what is validated are the same text, and a new tool reaches MCP clients
+// with no line here.
+var actionTools = tools.Direct()
 
 // actionSuffix is added to each action tool's description: what it answers.
 const actionSuffix = " Answers after the screen settles: changed or not, what appeared/disappeared, the new listing."

@@ -243,6 +243,23 @@ func Lookup(name string) (*Tool, bool) {
 // All returns every tool in the order of TOOLS.md.
 func All() []*Tool { return append([]*Tool(nil), registry...) }
 
+// Asks reports whether calls of this tool ask a person (ask_user): the
+// runtime hands the phone over and waits for the answer.
+func (t *Tool) Asks() bool { return t.ask != nil }
+
+// Direct returns the names of the tools a caller without a task may call on
+// the phone itself (an MCP client's action tools): every tool of the
+// registry that neither ends a task nor asks a person, in registry order.
+func Direct() []string {
+	var out []string
+	for _, t := range registry {
+		if !t.Ends() && !t.Asks() {
+			out = append(out, t.name)
+		}
+	}
+	return out
+}
+
 // Ending returns the end of the task c declares: nil for a call of a tool
 // that does not end tasks, an error for a finish_task call whose arguments
 // do not fit its schema.

@@ -8,12 +8,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"phonepilot/internal/npmtest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"phonepilot/internal/npmtest"
+	"phonepilot/tools"
 )
 
 // Bound beyond loopback without a token, mcp --http refuses to start, with
@@ -206,9 +209,16 @@ func TestMCPWithTheTypeScriptClient(t *testing.T) {
 	}
 	dir := tsClient(t)
 	bin := buildPhonepilot(t)
+	// The server's own tools and every action tool of the registry.
+	want := append([]string{"list_devices", "observe", "run_task", "run_flow", "get_task", "cancel_task"}, tools.Direct()...)
 	check := func(over string, s tsSummary) {
-		if len(s.Tools) != 13 || !s.ResultsInAnswer || !s.TaskCompleted || s.Progress < 2 {
+		if len(s.Tools) != len(want) || !s.ResultsInAnswer || !s.TaskCompleted || s.Progress < 2 {
 			t.Errorf("over %s: %+v", over, s)
+		}
+		for _, name := range want {
+			if !slices.Contains(s.Tools, name) {
+				t.Errorf("over %s: tools/list lacks %s: %v", over, name, s.Tools)
+			}
 		}
 	}
 	check("stdio", runTSClient(t, dir, "stdio", bin, "mcp", "--device", "sim", "--db", filepath.Join(t.TempDir(), "stdio.db")))
