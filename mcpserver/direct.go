@@ -117,24 +117,18 @@ func (s *Server) action(name string) toolHandler {
 		if res != nil {
 			return res, nil
 		}
-		// The screen may have moved on since the client read it (a timer,
-		// a notification, a person's hand): an element is checked on a
-		// fresh read before anything touches the phone. A call that names
-		// none (a key, a scroll, a launch) needs no read: it starts from the
-		// latest observation of this device, the previous action's result
-		// or the client's observe.
+		// The client chose the call from its latest observation. The
+		// screen may have moved on since (a timer, a notification, a
+		// person's hand): the Stepper checks a call that lands on the
+		// screen against a read of the screen of the moment, the one check
+		// every planner's step gets, and does not act when it would land
+		// elsewhere. Without an observation of this device there is
+		// nothing to check against: the call starts from a fresh read.
 		now := st.latest
-		if named || now == nil || st.device != dev {
+		if now == nil || st.device != dev {
 			var err error
 			if now, err = h.stepper.Observe(ctx); err != nil {
 				return errorResult("%s: reading the screen failed: %v", name, err), nil
-			}
-		}
-		if named {
-			if why := changedElement(st.latest, now, idx); why != "" {
-				st.setLatest(dev, now)
-				return errorResult("%s: stale index: %s since your latest observation; nothing was done. Observe again — the screen now, %s:\n%s",
-					name, why, st.label(), now.Listing()), nil
 			}
 		}
 		out, err := h.stepper.Do(ctx, call, now)
@@ -150,6 +144,11 @@ func (s *Server) action(name string) toolHandler {
 		}
 		if out.Refused != nil {
 			return s.refused(req.Session, name, out.Refused), nil
+		}
+		if out.Record.Status == lifecycle.StepReplanned {
+			st.setLatest(dev, out.After)
+			return errorResult("%s: stale index: %s since your latest observation; nothing was done. Observe again — the screen now, %s:\n%s",
+				name, out.Moved, st.label(), out.After.Listing()), nil
 		}
 		st.setLatest(dev, out.After)
 		return textResult(describeStep(out, now) + "\n" + st.header() + out.After.Listing()), nil
@@ -265,23 +264,6 @@ func listedRange(sc *scene.Scene) string {
 		lo, hi = min(lo, e.Index), max(hi, e.Index)
 	}
 	return fmt.Sprintf("%d elements between %d and %d", len(els), lo, hi)
-}
-
-// changedElement says how element idx of was differs on now ("" when it
-// is the same element in the same app).
-func changedElement(was, now *scene.Scene, idx int) string {
-	if was.Package != now.Package {
-		return fmt.Sprintf("the app in front changed from %s to %s", was.Package, now.Package)
-	}
-	old, _ := was.Element(idx)
-	cur, ok := now.Element(idx)
-	if !ok || !listed(now, idx) {
-		return fmt.Sprintf("element [%d] %s is gone", idx, tools.Describe(old))
-	}
-	if cur.Class != old.Class || cur.Label() != old.Label() || cur.ResourceID != old.ResourceID || cur.Bounds != old.Bounds {
-		return fmt.Sprintf("element [%d] was %s and is now %s", idx, tools.Describe(old), tools.Describe(cur))
-	}
-	return ""
 }
 
 // describeStep says what a step did: its result, whether the screen

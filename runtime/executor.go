@@ -59,6 +59,12 @@ type executor struct {
 	refused map[string]refusal
 	// refusal is set when the step just executed was refused.
 	refusal *refusal
+	// moved is what changed on the screen when this step was not run for
+	// it (replanned), "" otherwise.
+	moved string
+	// outside: the calls come from a caller that plans outside (a
+	// Stepper's MCP client); every plan is older than the screen.
+	outside bool
 	// ran are the approved actions that ran in this task (refusalKey →
 	// step number): one asked for again is not approved as if new.
 	ran map[string]int
@@ -79,7 +85,7 @@ func newExecutor(cfg Config, dev device.Device, clk clock.Clock, log *slog.Logge
 func (e *executor) execute(ctx context.Context, number int, ps plan.PlannedStep, planScene *scene.Scene,
 	onAttempt func(plan.Attempt, tools.Call)) (plan.StepRecord, *scene.Scene, error) {
 	start := e.clock.Now()
-	e.refusal = nil
+	e.refusal, e.moved = nil, ""
 	rec := plan.StepRecord{
 		Number: number, Intent: ps.Intent, Tag: ps.Tag, Call: ps.Call, Attempts: []plan.Attempt{},
 		Before: e.fp(planScene), Started: start,
@@ -121,7 +127,7 @@ func (e *executor) execute(ctx context.Context, number int, ps plan.PlannedStep,
 		rec.After = e.fp(r.scene)
 		rec.Changed = rec.After != rec.Before
 		// The fresh read is the screen the planner sees next.
-		e.last = r.scene
+		e.last, e.moved = r.scene, r.moved
 		return rec, r.scene, nil
 	}
 	refused := func(n int, aStart time.Time, call tools.Call) (plan.StepRecord, *scene.Scene, error) {
@@ -321,9 +327,10 @@ type ran struct {
 // one), then run. The error ends the task (cancelled, device gone, a
 // refused action asked for again); a tool's own failure is in ran.err.
 func (e *executor) guardedRun(ctx context.Context, number int, tool *tools.Tool, call tools.Call, sc *scene.Scene) (ran, error) {
-	if sc != nil && (sc != e.read || e.clock.Now().Sub(e.readAt) > e.cfg.StaleAfter) {
+	if sc != nil && e.older(sc) && tools.Aims(call, sc) {
 		// Planned on a screen older than the phone's: act on the screen of
-		// the moment, or not at all.
+		// the moment, or not at all. A call that lands on nothing (back,
+		// home, a launch) does the same on any screen and needs no read.
 		now, why, err := e.recheck(ctx, call, sc)
 		if err != nil {
 			return ran{outcome: guardRefused, scene: sc}, err
@@ -351,6 +358,14 @@ func (e *executor) guardedRun(ctx context.Context, number int, tool *tools.Tool,
 		return r, r.err
 	}
 	return r, nil
+}
+
+// older reports a plan made on sc as older than the screen: sc is not the
+// latest read, or that read is older than StaleAfter (a planner thought
+// meanwhile), or the caller planned outside (a Stepper's: how long it
+// thought is unknown).
+func (e *executor) older(sc *scene.Scene) bool {
+	return e.outside || sc != e.read || e.clock.Now().Sub(e.readAt) > e.cfg.StaleAfter
 }
 
 // abort ends a step because the task ends (cancelled, disconnected) or the

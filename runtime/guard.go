@@ -206,19 +206,24 @@ func sameElement(a, b scene.Element) bool {
 // relabelled.
 func sameTarget(el *scene.Element, was, now *scene.Scene) string {
 	if was != nil && now.Package != was.Package {
-		return fmt.Sprintf("the app in front changed from %s to %s while waiting", was.Package, now.Package)
+		return fmt.Sprintf("the app in front changed from %s to %s", was.Package, now.Package)
 	}
 	if el == nil {
 		return ""
 	}
-	if el.Index >= len(now.Elements) {
-		return fmt.Sprintf("element [%d] is gone from the screen", el.Index)
+	n, ok := now.Element(el.Index)
+	if !ok || !now.Visible(n) {
+		return fmt.Sprintf("element [%d] %s is gone from the screen", el.Index, describeElement(*el))
 	}
-	if n := now.Elements[el.Index]; !sameElement(n, *el) {
-		return fmt.Sprintf("element [%d] %q is no longer the same on the screen", el.Index, el.Label())
+	if !sameElement(n, *el) {
+		a, b := describeElement(*el), describeElement(n)
+		if a == b {
+			a, b = fmt.Sprintf("%s at %v", a, el.Bounds), fmt.Sprintf("at %v", n.Bounds)
+		}
+		return fmt.Sprintf("element [%d] was %s and is now %s", el.Index, a, b)
 	}
 	if c, ok := coveredBy(el, was, now); ok {
-		return fmt.Sprintf("element [%d] %q is covered by %s that came up while waiting", el.Index, el.Label(), describeElement(c))
+		return fmt.Sprintf("element [%d] %s is covered by %s that came up since", el.Index, describeElement(*el), describeElement(c))
 	}
 	return ""
 }

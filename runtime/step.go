@@ -35,6 +35,10 @@ type StepOutcome struct {
 	// Refused is set when the gate or a person refused the action: it did
 	// not touch the phone.
 	Refused *Refusal
+	// Moved says what changed on the screen since the Scene the call was
+	// chosen from when the step was not run for it (Record.Status is
+	// replanned; After is the screen now).
+	Moved string
 }
 
 // Refusal says why an action did not run: the cause (policy_denied when
@@ -64,6 +68,7 @@ func NewStepper(cfg Config, dev device.Device, opt Options) (*Stepper, error) {
 	}
 	e := newExecutor(cfg, dev, clk, log, opt.Backoff)
 	e.person = opt.Person
+	e.outside = true
 	if opt.Gate != nil {
 		e.gate = opt.Gate
 	}
@@ -78,7 +83,11 @@ func (s *Stepper) Observe(ctx context.Context) (*scene.Scene, error) {
 }
 
 // Do runs call on sc, the screen the caller chose it from: gated, acted,
-// settled and checked against the tool's expected effect. The error is
+// settled and checked against the tool's expected effect. The caller
+// planned outside, for an unknown time: a call that lands on the screen
+// (tools.Aims) is first checked on a read of the screen of the moment,
+// and when it would land elsewhere it is not run (Record.Status
+// replanned, Moved says what changed, After is the screen now). The error is
 // set only when ctx ended or the device is gone; a failed or refused step
 // is told by the outcome.
 func (s *Stepper) Do(ctx context.Context, call tools.Call, sc *scene.Scene) (StepOutcome, error) {
@@ -92,7 +101,7 @@ func (s *Stepper) Do(ctx context.Context, call tools.Call, sc *scene.Scene) (Ste
 		ps.Intent = t.Intent(call, el)
 	}
 	rec, actedOn, err := s.exec.execute(ctx, s.number, ps, sc, func(plan.Attempt, tools.Call) {})
-	out := StepOutcome{Record: rec, After: actedOn}
+	out := StepOutcome{Record: rec, After: actedOn, Moved: s.exec.moved}
 	// The Executor keeps its latest read of the screen (after settling, or
 	// after a wait for a person): that is the screen now.
 	if last := s.exec.takeLast(); last != nil {

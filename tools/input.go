@@ -67,6 +67,36 @@ func (in Input) Activates() bool {
 	return false
 }
 
+// Aimed reports an input whose effect depends on what is on the screen
+// where it lands: a touch, a swipe, text (it goes to the focused field) or
+// a key that clicks the focused element. Back, home, app switch, delete
+// and a launch do the same on any screen.
+func (in Input) Aimed() bool {
+	switch in.Kind {
+	case InputTap, InputLongPress, InputSwipe, InputText:
+		return true
+	case InputKey:
+		return KeyActivates(in.Key)
+	}
+	return false
+}
+
+// Aims reports whether c, planned on sc, lands on the screen: it names an
+// element, or one of its inputs is Aimed. Such a call planned on a screen
+// of the past is checked on a read of the screen of the moment before it
+// runs; the others need no read.
+func Aims(c Call, sc *scene.Scene) bool {
+	if _, named := ElementArg(c); named {
+		return true
+	}
+	for _, in := range Declare(c, sc).Inputs {
+		if in.Aimed() {
+			return true
+		}
+	}
+	return false
+}
+
 // KeyActivates reports a key that clicks the focused view (Enter; DPAD
 // center and space do too on Android, but press_key offers neither). Back,
 // home and app switch act on the system; delete edits the focused field.

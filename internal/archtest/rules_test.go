@@ -35,8 +35,11 @@ var allowedImports = map[string][]string{
 	"plan/rule":      {"apps", "plan", "scene", "tools", "lifecycle"},
 	"plan/ai":        {"plan", "plan/ai/tokens", "scene", "tools", "perception/frame", "perception/shot", "internal/clock", "lifecycle"},
 	// Token counts for servers that report none: a tokenizer, image rules.
-	"plan/ai/tokens":    nil,
-	"safety":            {"apps", "scene", "tools"},
+	"plan/ai/tokens": nil,
+	"safety":         {"apps", "scene", "tools"},
+	// The touch table every front end's tests drive: the simulator's
+	// irreversible targets, the ways to touch them, their effects.
+	"safety/touchtest":  {"device", "device/sim", "tools"},
 	"plan/ai/anthropic": {"plan/ai", "plan", "tools", "scene", "perception/frame"},
 	"plan/ai/openai":    {"plan/ai", "plan", "tools", "scene", "perception/frame"},
 	// Test helpers shared by the AIPlanner's and the providers' tests.
