@@ -110,13 +110,19 @@ func fastRuntime() runtime.Config {
 
 func newHarness(t *testing.T) *harness {
 	t.Helper()
+	return newHarnessWith(t, safety.Policy{})
+}
+
+// newHarnessWith is a harness whose gate applies policy.
+func newHarnessWith(t *testing.T, policy safety.Policy) *harness {
+	t.Helper()
 	h := &harness{logs: &testlog.Buffer{}, devs: newSimDevices(), clock: clock.NewFake(time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC))}
 	store, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "pp.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	gate, err := safety.New(safety.Policy{})
+	gate, err := safety.New(policy)
 	if err != nil {
 		t.Fatal(err)
 	}

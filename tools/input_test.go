@@ -345,3 +345,37 @@ func TestOnlyPerformDrivesTheDevice(t *testing.T) {
 		t.Errorf("perform calls %d device methods, want %d: the parse found nothing to check", found, len(methods)-1)
 	}
 }
+
+// TestWhichCallsLandOnTheScreen: a call planned on a screen of the past is
+// checked on a read of the screen of the moment when it lands on the
+// screen (it names an element, touches, swipes, types into the focused
+// field, or presses a key that clicks the focused element); back, home,
+// delete and a launch do the same on any screen and need no read.
+func TestWhichCallsLandOnTheScreen(t *testing.T) {
+	sc := dialog()
+	for _, tc := range []struct {
+		call string
+		args string
+		want bool
+	}{
+		{"tap", `{"element":3}`, true},
+		{"long_press", `{"element":6}`, true},
+		{"type_text", `{"element":2,"text":"hi"}`, true},
+		{"type_text", `{"text":"hi"}`, true},
+		{"scroll", `{"direction":"down"}`, true},
+		{"scroll", `{"element":4,"direction":"left"}`, true},
+		{"press_key", `{"key":"enter"}`, true},
+		{"press_key", `{"key":"back"}`, false},
+		{"press_key", `{"key":"home"}`, false},
+		{"press_key", `{"key":"delete"}`, false},
+		{"launch_app", `{"app":"Settings"}`, false},
+	} {
+		c := tools.Call{Name: tc.call, Args: json.RawMessage(tc.args)}
+		if err := tools.Validate(c); err != nil {
+			t.Fatalf("%s: %v", c, err)
+		}
+		if got := tools.Aims(c, sc); got != tc.want {
+			t.Errorf("Aims(%s) = %v, want %v", c, got, tc.want)
+		}
+	}
+}

@@ -48,6 +48,7 @@ import (
 //	backoff_base   = "200ms"
 //	backoff_max    = "2s"
 //	fixed_delay    = "0s"      # >0 replaces settling (PHONEPILOT_FIXED_DELAY, --fixed-delay)
+//	stale_after    = "250ms"   # a step planned on an older read is checked on a fresh one first ("0s": whenever any time passed)
 //
 //	[ai]
 //	provider   = "anthropic"   # or openai               (PHONEPILOT_AI_PROVIDER, --provider)
@@ -121,6 +122,7 @@ type runtimeSection struct {
 	BackoffBase   time.Duration `toml:"backoff_base"`
 	BackoffMax    time.Duration `toml:"backoff_max"`
 	FixedDelay    time.Duration `toml:"fixed_delay"`
+	StaleAfter    time.Duration `toml:"stale_after"`
 }
 
 // aiSection configures the AIPlanner (see ai.Config).
@@ -215,7 +217,7 @@ func defaultAppConfig() appConfig {
 		Runtime: runtimeSection{
 			MaxSteps: rt.MaxSteps, StepRetries: rt.StepRetries, WaitTimeout: rt.WaitTimeout,
 			PollInterval: rt.PollInterval, SettleTimeout: rt.SettleTimeout,
-			BackoffBase: rt.BackoffBase, BackoffMax: rt.BackoffMax,
+			BackoffBase: rt.BackoffBase, BackoffMax: rt.BackoffMax, StaleAfter: rt.StaleAfter,
 		},
 		AI:    aiSection{Provider: "anthropic", Vision: ad.Vision, ImageEdge: ai.DefaultImageEdge, MaxReasks: ad.MaxReasks, MaxTokens: ad.MaxTokens, Timeout: ad.Timeout},
 		Sim:   simSection{Locale: "en", Seed: 1},
@@ -506,6 +508,7 @@ func (c appConfig) runtimeConfig() runtime.Config {
 	rc.MaxSteps, rc.StepRetries, rc.WaitTimeout = r.MaxSteps, r.StepRetries, r.WaitTimeout
 	rc.PollInterval, rc.SettleTimeout = r.PollInterval, r.SettleTimeout
 	rc.BackoffBase, rc.BackoffMax, rc.FixedDelay = r.BackoffBase, r.BackoffMax, r.FixedDelay
+	rc.StaleAfter = r.StaleAfter
 	return rc
 }
 

@@ -44,6 +44,7 @@ planner = "ai"
 [runtime]
 max_steps = 12
 wait_timeout = "4s"
+stale_after = "2s"
 [ai]
 provider = "openai"
 model = "gpt-test"
@@ -69,6 +70,9 @@ addr = "127.0.0.1:9999"
 	}
 	if c.Runtime.MaxSteps != 20 || c.Runtime.WaitTimeout != 4*time.Second || c.AI.Model != "gpt-env" || c.AI.Provider != "openai" {
 		t.Errorf("file+env: %+v", c)
+	}
+	if rc := c.runtimeConfig(); rc.StaleAfter != 2*time.Second {
+		t.Errorf("stale_after = \"2s\" reaches the runtime as %s", rc.StaleAfter)
 	}
 	if c.Storage.DB != "postgres://localhost/pp" || c.Sim.Locale != "zh" || c.Sim.Profile != "slow" || c.Sim.Seed != 7 || c.Serve.Addr != "127.0.0.1:9999" {
 		t.Errorf("file+env: %+v", c)

@@ -67,6 +67,7 @@ type runtimeSnapshot struct {
 	BackoffBase   duration `json:"backoff_base"`
 	BackoffMax    duration `json:"backoff_max"`
 	FixedDelay    duration `json:"fixed_delay,omitzero"`
+	StaleAfter    duration `json:"stale_after"`
 }
 
 type aiSnapshot struct {
@@ -100,6 +101,7 @@ func snapshotFor(c appConfig, device, planner string) (json.RawMessage, error) {
 			MaxSteps: r.MaxSteps, StepRetries: r.StepRetries, WaitTimeout: duration(r.WaitTimeout),
 			PollInterval: duration(r.PollInterval), SettleTimeout: duration(r.SettleTimeout),
 			BackoffBase: duration(r.BackoffBase), BackoffMax: duration(r.BackoffMax), FixedDelay: duration(r.FixedDelay),
+			StaleAfter: duration(r.StaleAfter),
 		},
 	}
 	if planner == "ai" {
