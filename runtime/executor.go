@@ -260,7 +260,7 @@ func (e *executor) execute(ctx context.Context, number int, ps plan.PlannedStep,
 			if was, idx, ok := strayField(call, ps.Expect.Text, base, after); ok {
 				// Another field holds the text now, its own content lost:
 				// put it back before typing again where it was meant to go.
-				sc, did, restored, err := e.restoreStray(ctx, number, was, idx, after)
+				sc, did, restored, err := e.restoreStray(ctx, was, idx, after)
 				if err != nil {
 					return e.abort(rec, start, actedOn, err)
 				}

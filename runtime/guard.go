@@ -50,7 +50,7 @@ func (e *executor) guard(ctx context.Context, number int, tool *tools.Tool, call
 		return guardRun, sc, false, nil
 	}
 	el := elementOf(call, sc)
-	d := e.gate.Check(safety.Input{Goal: e.goal, Scene: sc, Call: call, Element: el, Secure: sc != nil && sc.Secure})
+	d := e.judge(call, sc)
 	irreversible := len(d.Findings) > 0 || d.Category != ""
 	if d.Verdict == safety.Allow {
 		return guardRun, sc, irreversible, nil
@@ -118,6 +118,11 @@ func (e *executor) guard(ctx context.Context, number int, tool *tools.Tool, call
 	}
 	e.ran[key] = number
 	return guardApproved, now, true, nil
+}
+
+// judge is the gate's decision on call, planned on sc.
+func (e *executor) judge(call tools.Call, sc *scene.Scene) safety.Decision {
+	return e.gate.Check(safety.Input{Goal: e.goal, Scene: sc, Call: call, Element: elementOf(call, sc), Secure: sc != nil && sc.Secure})
 }
 
 // elementOf is the element a call acts on in sc, nil for none.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"phonepilot/safety"
 	"phonepilot/scene"
 	"phonepilot/tools"
 )
@@ -46,22 +47,17 @@ func fieldContent(el scene.Element) string {
 // field replaced it, through the gate like any input, and checks it on a
 // settled read. It returns the screen after, what it did in words for the
 // step's record, and whether the field holds its old content again.
-func (e *executor) restoreStray(ctx context.Context, number int, was scene.Element, idx int, after *scene.Scene) (*scene.Scene, string, bool, error) {
+func (e *executor) restoreStray(ctx context.Context, was scene.Element, idx int, after *scene.Scene) (*scene.Scene, string, bool, error) {
 	old := fieldContent(was)
 	what := fmt.Sprintf("the text went into [%d] %q instead (its focus tap was lost)", idx, fieldLabel(was))
-	tool, _ := tools.Lookup(tools.TypeText)
 	cur := after
 	for try := 1; try <= 2; try++ {
 		call := tools.WithElement(tools.NewCall(tools.TypeText, tools.TypeTextArgs{Text: old}), idx)
-		outcome, _, _, err := e.guard(ctx, number, tool, call, cur)
-		if err != nil {
-			return cur, what, false, err
-		}
-		if outcome != guardRun {
-			// Putting text back is not worth a person's approval; the
-			// step fails and says what happened.
-			e.refusal = nil
-			return cur, what + "; not put back: the gate stops typing there", false, nil
+		if d := e.judge(call, cur); d.Verdict != safety.Allow {
+			// Putting text back is not worth a person's approval: nobody
+			// is asked (asking and then not typing would waste their yes);
+			// the step fails and says what happened.
+			return cur, what + fmt.Sprintf("; not put back: the gate stops typing there (%s: %s)", d.Category, d.Reason), false, nil
 		}
 		e.last = nil
 		if _, err := tools.Run(ctx, e.dev, cur, call, tools.RunOptions{Clock: e.clock}); err != nil {

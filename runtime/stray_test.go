@@ -26,6 +26,9 @@ type timePhone struct {
 	focus  int
 	taps   int
 	drop   map[int]bool
+	// secret: the Hour field is a password field (typing into it asks
+	// a person).
+	secret bool
 }
 
 var _ device.Device = (*timePhone)(nil)
@@ -44,7 +47,7 @@ func (p *timePhone) Scene(ctx context.Context) (*scene.Scene, error) {
 		}
 		sc.Elements = append(sc.Elements, scene.Element{Index: i + 1, Parent: 0, Class: "android.widget.EditText", Text: text, Hint: hint,
 			ResourceID: "com.android.deskclock:id/" + strings.ToLower(hint), Editable: true, Clickable: true, Enabled: true,
-			Focused: p.focus == i, Bounds: timeFieldBounds[i]})
+			Focused: p.focus == i, Bounds: timeFieldBounds[i], Password: p.secret && i == 0})
 	}
 	return sc, ctx.Err()
 }
@@ -120,5 +123,40 @@ func TestTextInTheWrongFieldIsPutBack(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// askingPerson approves everything and counts what it was asked.
+type askingPerson struct{ asked []string }
+
+func (p *askingPerson) Approve(_ context.Context, a Approval) (ApprovalDecision, error) {
+	p.asked = append(p.asked, a.Call.String())
+	return ApprovalDecision{Approved: true, By: "test"}, nil
+}
+func (p *askingPerson) Ask(context.Context, Question) (Answer, error) { return Answer{}, nil }
+
+// Putting text back where the gate wants a person (a password field) is
+// not worth their approval: nobody is asked, nothing is typed there, and
+// the step says why. (It asked, then typed nothing whatever the answer.)
+func TestTextInAGatedFieldIsNotPutBackAndNobodyIsAsked(t *testing.T) {
+	p := &timePhone{fields: [2]string{"22", ""}, focus: 0, drop: map[int]bool{1: true}, secret: true}
+	person := &askingPerson{}
+	r, err := New(Defaults(), p, typeInto{"com.android.deskclock:id/minute", "50"},
+		Options{Clock: clock.NewFake(time.Unix(0, 0)), Logger: testlog.New(t), Person: person})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := r.Run(context.Background(), "set the minutes to 50")
+	if len(person.asked) != 0 {
+		t.Errorf("a person was asked %v; putting text back asks nobody", person.asked)
+	}
+	if len(res.Steps) == 0 || len(res.Steps[0].Attempts) == 0 {
+		t.Fatalf("%s (%s): no attempts", res.Status, res.Reason)
+	}
+	if got := res.Steps[0].Attempts[0].Result; !strings.Contains(got, "not put back: the gate stops typing there (account") {
+		t.Errorf("the first attempt says %q; want it to say the text was not put back and why", got)
+	}
+	if p.fields[0] != "50" {
+		t.Errorf("hour %q: something typed into the password field after the stray text", p.fields[0])
 	}
 }
