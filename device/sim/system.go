@@ -367,7 +367,7 @@ func (p *Phone) permissionWindow(c *ui) *node {
 			p.closePopup(outcome)
 		}
 	}
-	id := func(s string) string { return "com.android.permissioncontroller:id/" + s }
+	id := func(s string) string { return permissionPackage + ":id/" + s }
 	row := func(i int) image.Rectangle {
 		return rect(x0+g.u(60), y0+g.u(320)+i*g.u(140), x0+w-g.u(60), y0+g.u(440)+i*g.u(140))
 	}
@@ -424,3 +424,10 @@ func (t *transition) length(pr profile) time.Duration {
 
 // end is the moment the transition is over.
 func (t *transition) end() time.Time { return t.start.Add(t.dur) }
+
+// permissionPackage draws the runtime-permission dialog.
+const permissionPackage = "com.android.permissioncontroller"
+
+// PermissionAllowID is the resource id of the permission dialog's Allow
+// button (ShowPermissionDialog), for tests that find it on the screen.
+const PermissionAllowID = permissionPackage + ":id/permission_allow_button"

@@ -152,7 +152,7 @@ var Targets = []Target{
 			func() error { return tap(ctx, d, "com.taobao.taobao:id/category_item", true) },
 		)
 	}},
-	{"permission dialog's Allow (focused)", "com.android.permissioncontroller:id/permission_allow_button", func(ctx context.Context, p *sim.Phone, d device.Device) error {
+	{"permission dialog's Allow (focused)", sim.PermissionAllowID, func(ctx context.Context, p *sim.Phone, d device.Device) error {
 		return steps(
 			func() error { return d.LaunchApp(ctx, "com.android.settings") },
 			// A key takes the phone out of touch mode: the dialog's grant
