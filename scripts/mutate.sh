@@ -3,10 +3,16 @@
 # scripts/mutations.txt in the code, one at a time and without writing the
 # tree (go test -overlay), runs the owning package's tests and prints
 # caught / missed, per package. Not part of the default go test.
-#   scripts/mutate.sh                      every mutation (about an hour on 2 cores)
+#   scripts/mutate.sh                      every mutation
 #   scripts/mutate.sh -pkg mcpserver,flow  only those packages' mutations
 #   scripts/mutate.sh -run 'lease'         only mutations whose PKG/ID matches
 #   scripts/mutate.sh -check               only check every mutation still applies
+#   scripts/mutate.sh -j 2                 two mutations at a time
+# Each mutation first runs the tests that caught it in the last run's
+# output (docs/mutation-run.txt, -hints), and the whole package only when
+# they pass: a bug is missed only when every test of its package passes.
+# Keep the output of a full run on main there:
+#   nice -n 10 scripts/mutate.sh -j 2 2>&1 | tee /tmp/run.txt
 # The farm's tests need PostgreSQL: without PHONEPILOT_TEST_POSTGRES a
 # throwaway cluster is started (scripts/pg-start.sh) and stopped at the end.
 set -euo pipefail

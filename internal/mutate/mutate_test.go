@@ -2,6 +2,9 @@ package main
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -86,5 +89,43 @@ func TestJudge(t *testing.T) {
 		if got, why := judge([]byte(c.out), c.err); got != c.want {
 			t.Errorf("%q: %s (%s); want %s", c.out, got, why, c.want)
 		}
+	}
+}
+
+// A hang names the tests that were running, so the next run can try them
+// first.
+func TestJudgeNamesTheHungTest(t *testing.T) {
+	out := "panic: test timed out after 3m0s\n\trunning tests:\n\t\tTestStartRequeues (2m59s)\n\ngoroutine 1 [running]:\n"
+	if got, why := judge([]byte(out), errors.New("exit 2")); got != caught || why != "timed out in TestStartRequeues" {
+		t.Errorf("judge = %s (%s)", got, why)
+	}
+}
+
+// Hints come from an earlier run's output: the top-level tests that caught
+// each mutation; missed and broken ones give none, nor do parentheses in
+// the description.
+func TestReadHints(t *testing.T) {
+	out := `caught  safety/send-money-not-payment            safety/words.go:23: "send money" falls out (a send = allow policy lets money go) (failed TestPolicyTable, TestPolicyTable/send_money, TestOther, 13s)
+caught  task/requeue-unknown-dead-owner          task/task.go:261: never queued again (timed out in TestStartRequeues, 3m32s)
+/tmp/old.txt:caught  flow/one-char-label                      a one-character label matches (failed TestResolve, 40s)
+MISSED  device/adb/quote-metachars               device/adb/text.go:189: quoting (every test passed, 1m7s)
+BROKEN  api/require-token-any                    api/bearer.go:23: any token (does not build: # phonepilot/api [phonepilot/api.test], 1s)
+caught  farm/x                                   farm/a.go:1: x (panic: boom, 3s)
+`
+	p := filepath.Join(t.TempDir(), "run.txt")
+	if err := os.WriteFile(p, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h, err := readHints([]string{p, filepath.Join(t.TempDir(), "absent.txt")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]string{
+		"safety/send-money-not-payment":   {"TestPolicyTable", "TestOther"},
+		"task/requeue-unknown-dead-owner": {"TestStartRequeues"},
+		"flow/one-char-label":             {"TestResolve"},
+	}
+	if !reflect.DeepEqual(h, want) {
+		t.Errorf("hints = %v\nwant %v", h, want)
 	}
 }

@@ -42,6 +42,8 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	id := fs.String("run", "", "a regexp: only the mutations whose PKG/ID matches")
 	check := fs.Bool("check", false, "only check that every mutation still applies; run no test")
 	timeout := fs.Duration("timeout", 3*time.Minute, "go test -timeout for each run (a hang is caught)")
+	jobs := fs.Int("j", 1, "mutations tested at a time")
+	hintFiles := fs.String("hints", "docs/mutation-run.txt", "comma-separated outputs of earlier runs: a mutation's tests that caught it there run first, the whole package only when they pass")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -113,10 +115,10 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	slices.Sort(basePkgs)
 	failing := map[string]bool{}
 	for _, p := range basePkgs {
-		out, err := goTest(ctx, "", *timeout, []string{p})
+		out, err := goTest(ctx, "", *timeout, []string{p}, "")
 		if err != nil {
 			fmt.Fprintf(w, "baseline %s failed once (%s); again\n", p, failedNames(out))
-			out, err = goTest(ctx, "", *timeout, []string{p})
+			out, err = goTest(ctx, "", *timeout, []string{p}, "")
 		}
 		if err != nil {
 			failing[p] = true
@@ -126,29 +128,48 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 		fmt.Fprintf(w, "baseline %s passes\n", p)
 	}
 
+	hints, err := readHints(strings.FieldsFunc(*hintFiles, func(r rune) bool { return r == ',' }))
+	if err != nil {
+		return err
+	}
+
 	type tally struct{ made, caught int }
 	per := map[string]*tally{}
 	var order []string
 	var missedNames, brokenNames []string
 	var skipped []string
+	type result struct {
+		o    outcome
+		why  string
+		took time.Duration
+		err  error
+	}
+	results := make([]chan result, len(todo))
+	sem := make(chan struct{}, max(1, *jobs))
 	for i, m := range todo {
+		results[i] = make(chan result, 1)
 		if slices.ContainsFunc(m.Test, func(p string) bool { return failing[p] }) {
+			results[i] <- result{o: -1}
+			continue
+		}
+		go func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			start := time.Now()
+			o, why, err := try(ctx, tmp, i, m, mutated[i], hints[m.Name()], *timeout)
+			results[i] <- result{o, why, time.Since(start), err}
+		}()
+	}
+	for i, m := range todo {
+		r := <-results[i]
+		if r.err != nil {
+			return r.err
+		}
+		if r.o < 0 {
 			skipped = append(skipped, m.Name())
 			continue
 		}
-		abs, _ := filepath.Abs(m.File)
-		file := filepath.Join(tmp, fmt.Sprintf("m%d.go", i))
-		if err := os.WriteFile(file, []byte(mutated[i]), 0o644); err != nil {
-			return err
-		}
-		ov, _ := json.Marshal(map[string]map[string]string{"Replace": {abs: file}})
-		ovFile := filepath.Join(tmp, fmt.Sprintf("m%d.json", i))
-		if err := os.WriteFile(ovFile, ov, 0o644); err != nil {
-			return err
-		}
-		start := time.Now()
-		out, err := goTest(ctx, ovFile, *timeout, m.Test)
-		o, why := judge(out, err)
+		o, why := r.o, r.why
 		if per[m.Pkg] == nil {
 			per[m.Pkg] = &tally{}
 			order = append(order, m.Pkg)
@@ -164,7 +185,7 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 		case broken:
 			brokenNames = append(brokenNames, m.Name())
 		}
-		fmt.Fprintf(w, "%-7s %-40s %s: %s (%s, %s)\n", o, m.Name(), where[i], m.Desc, why, time.Since(start).Round(time.Second))
+		fmt.Fprintf(w, "%-7s %-40s %s: %s (%s, %s)\n", o, m.Name(), where[i], m.Desc, why, r.took.Round(time.Second))
 	}
 	fmt.Fprintln(w, "\ncaught / made, per package:")
 	var all tally
@@ -194,10 +215,66 @@ func pct(a, b int) string {
 	return fmt.Sprintf("%.1f%%", 100*float64(a)/float64(b))
 }
 
-func goTest(ctx context.Context, overlay string, timeout time.Duration, pkgs []string) ([]byte, error) {
+// try tests mutation i: the tests that caught it before first (hinted),
+// then, when there are none or they all pass, the whole package; a
+// mutation is missed only when every test of its package passes.
+func try(ctx context.Context, tmp string, i int, m Mutation, mutated string, hinted []string, timeout time.Duration) (outcome, string, error) {
+	abs, _ := filepath.Abs(m.File)
+	file := filepath.Join(tmp, fmt.Sprintf("m%d.go", i))
+	if err := os.WriteFile(file, []byte(mutated), 0o644); err != nil {
+		return 0, "", err
+	}
+	ov, _ := json.Marshal(map[string]map[string]string{"Replace": {abs: file}})
+	ovFile := filepath.Join(tmp, fmt.Sprintf("m%d.json", i))
+	if err := os.WriteFile(ovFile, ov, 0o644); err != nil {
+		return 0, "", err
+	}
+	if len(hinted) > 0 {
+		out, err := goTest(ctx, ovFile, timeout, m.Test, "^("+strings.Join(hinted, "|")+")$")
+		if o, why := judge(out, err); o != missed {
+			return o, why, nil
+		}
+	}
+	o, why := judge(goTest(ctx, ovFile, timeout, m.Test, ""))
+	return o, why, nil
+}
+
+// hintRE reads the outcome of a caught mutation in an earlier run's output:
+// its name and, in the last parentheses, the tests that failed.
+var hintRE = regexp.MustCompile(`(?m)(?:^|:)caught\s+(\S+)\s.*\((?:failed|timed out in) ([^()]*), [0-9hms.]+\)\s*$`)
+
+// readHints maps each mutation caught in the outputs at paths (missing
+// files are skipped) to the top-level tests that caught it.
+func readHints(paths []string) (map[string][]string, error) {
+	hints := map[string][]string{}
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range hintRE.FindAllSubmatch(b, -1) {
+			name := string(m[1])
+			for _, t := range strings.Split(string(m[2]), ", ") {
+				t, _, _ = strings.Cut(t, "/")
+				if strings.HasPrefix(t, "Test") && !slices.Contains(hints[name], t) {
+					hints[name] = append(hints[name], t)
+				}
+			}
+		}
+	}
+	return hints, nil
+}
+
+func goTest(ctx context.Context, overlay string, timeout time.Duration, pkgs []string, run string) ([]byte, error) {
 	args := []string{"test", "-count=1", "-failfast", "-timeout", timeout.String()}
 	if overlay != "" {
 		args = append(args, "-overlay", overlay)
+	}
+	if run != "" {
+		args = append(args, "-run", run)
 	}
 	cmd := exec.CommandContext(ctx, "go", append(args, pkgs...)...)
 	var b bytes.Buffer
@@ -209,7 +286,9 @@ func goTest(ctx context.Context, overlay string, timeout time.Duration, pkgs []s
 var (
 	failRE  = regexp.MustCompile(`(?m)^\s*--- FAIL: (\S+)`)
 	panicRE = regexp.MustCompile(`(?m)^panic: (.*)$`)
-	buildRE = regexp.MustCompile(`(?m)\[build failed\]|\[setup failed\]|^# .*\n.*\.go:\d+:\d+: |vet: `)
+	// the tests still running when go test's timeout panics
+	runningRE = regexp.MustCompile(`(?m)^\t\t(Test\S*) \(\S+\)$`)
+	buildRE   = regexp.MustCompile(`(?m)\[build failed\]|\[setup failed\]|^# .*\n.*\.go:\d+:\d+: |vet: `)
 )
 
 // failedNames lists the tests a go test run failed.
@@ -236,6 +315,13 @@ func judge(out []byte, err error) (outcome, string) {
 	case failRE.Match(out):
 		return caught, "failed " + failedNames(out)
 	case bytes.Contains(out, []byte("test timed out")):
+		if m := runningRE.FindAllSubmatch(out, -1); len(m) > 0 {
+			var names []string
+			for _, n := range m {
+				names = append(names, string(n[1]))
+			}
+			return caught, "timed out in " + strings.Join(names, ", ")
+		}
 		return caught, "timed out"
 	case panicRE.Match(out):
 		return caught, "panic: " + string(panicRE.FindSubmatch(out)[1])
