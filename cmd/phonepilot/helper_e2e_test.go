@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"image/png"
 	"net/http"
 	"os"
 	"os/exec"
@@ -185,6 +187,32 @@ func serveOnHelperSim(t *testing.T, sp *serveProcess, device, goal string) *obse
 	}
 }
 
+// doctorTrial runs `phonepilot doctor --trial --json` on the phone.
+func doctorTrial(t *testing.T, bin, device, adbServer string, extra ...string) (rep doctorReport, code int, out []byte) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	home := t.TempDir()
+	args := append([]string{"doctor", "--device", device, "--adb-server", adbServer, "--trial", "--json"}, extra...)
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = home
+	cmd.Env = append(os.Environ(), "HOME="+home, "PHONEPILOT_CONFIG=", "ADB_SERVER_SOCKET=")
+	out, err := cmd.Output()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		code = ee.ExitCode()
+	default:
+		t.Fatalf("phonepilot doctor --trial: %v", err)
+	}
+	if err := json.Unmarshal(out, &rep); err != nil {
+		t.Fatalf("doctor --trial --json: %v\n%s", err, out)
+	}
+	t.Logf("doctor --trial: exit %d, %s", code, out)
+	return rep, code, out
+}
+
 // simTaobao is the simulator's Taobao state (GET /state).
 func (s *simProcess) taobaoState(t *testing.T) (lastSearch string, installed []string) {
 	t.Helper()
@@ -259,6 +287,34 @@ func TestHelperEndToEnd(t *testing.T) {
 				t.Errorf("the helper still listens on @%s after phonepilot run ended", helper.SocketName())
 			}
 		})
+		// The one check a user runs on a phone: doctor --trial.
+		t.Run("doctor-trial", func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "trial")
+			rep, code, out := doctorTrial(t, bin, device, env.ServerAddr, "--out", dir)
+			if code != 0 || !rep.OK || rep.Trial == nil || !rep.Trial.OK {
+				t.Fatalf("doctor --trial on a healthy phone: exit %d\n%s", code, out)
+			}
+			tr := rep.Trial
+			if tr.Trees.Read != 20 || tr.Trees.Identical != 20 || tr.Shots.Taken != 5 || !tr.Stop.SocketGone || !tr.Stop.DumpAgain {
+				t.Errorf("trial: trees %+v, shots %+v, stop %+v; want 20 trees identical to the dump, 5 screenshots, a clean stop", tr.Trees, tr.Shots, tr.Stop)
+			}
+			dump, err1 := os.ReadFile(filepath.Join(dir, "uiautomator-dump.xml"))
+			tree, err2 := os.ReadFile(filepath.Join(dir, "helper-tree.xml"))
+			if err1 != nil || err2 != nil || len(dump) == 0 || string(dump) != string(tree) {
+				t.Errorf("--out: the dump (%d bytes, %v) and the helper's tree (%d bytes, %v) should be kept and equal", len(dump), err1, len(tree), err2)
+			}
+			f, err := os.Open(filepath.Join(dir, "helper-screenshot.png"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if cfg, err := png.DecodeConfig(f); err != nil || cfg.Width != 1080 || cfg.Height != 2400 {
+				t.Errorf("--out screenshot: %+v %v; want a 1080x2400 PNG", cfg, err)
+			}
+			if helperListening(t, env) {
+				t.Errorf("the helper still listens after the trial")
+			}
+		})
 		t.Run("serve", func(t *testing.T) {
 			defer phone.reset(t)
 			sp := startServeProcess(t, bin, filepath.Join(t.TempDir(), "phonepilot.db"), "--adb-server", env.ServerAddr)
@@ -330,6 +386,11 @@ func TestHelperEndToEnd(t *testing.T) {
 			}
 			if !strings.Contains(o.output, c.says) {
 				t.Errorf("phonepilot run's output does not say %q:\n%s", c.says, o.output)
+			}
+			// The trial names the same failure and still checks the stop.
+			rep, code, out := doctorTrial(t, bin, "adb:"+phone.adb, env.ServerAddr)
+			if code != 1 || rep.OK || rep.Trial == nil || rep.Trial.OK || !strings.Contains(rep.Trial.Start.Error, c.says) || !rep.Trial.Stop.DumpAgain {
+				t.Errorf("doctor --trial: exit %d; want 1, the trial failing at the start with %q, uiautomator working after\n%s", code, c.says, out)
 			}
 		})
 	}

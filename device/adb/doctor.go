@@ -96,7 +96,7 @@ func (d *Device) Checkup(ctx context.Context) []device.Check {
 		detail = "it started and sent a tree, then died: " + injectErr.Error()
 	}
 	add(device.Check{Name: "helper starts and answers", OK: helperOK, Detail: detail,
-		Fix: "phonepilot falls back to uiautomator dump (slower, no Unicode text without ADB Keyboard); run the check in docs/device-helper.md and attach `phonepilot doctor --json` to an issue"})
+		Fix: "phonepilot falls back to uiautomator dump (slower, no Unicode text without ADB Keyboard); attach `phonepilot doctor --trial --json --out DIR` and its files to an issue (docs/device-helper.md)"})
 
 	switch {
 	case helperOK:

@@ -218,12 +218,8 @@ func (d *Device) startHelperLocked(ctx context.Context) error {
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, d.cfg.Timeouts.Command)
 	defer cancel()
-	dex := helper.Dex()
-	st, err := d.client.Stat(ctx, d.serial, helper.RemotePath())
-	if err != nil || st.Size != uint32(len(dex)) || st.Mode == 0 {
-		if err := d.client.Push(ctx, d.serial, helper.RemotePath(), dex, 0o644, time.Now()); err != nil {
-			return &HelperStartError{Err: fmt.Errorf("push %s: %w", helper.RemotePath(), err)}
-		}
+	if _, err := d.pushHelper(ctx); err != nil {
+		return err
 	}
 	socket := helper.SocketName()
 	proc, err := d.client.OpenStream(ctx, d.serial, "exec:"+helper.StartCommand(socket, helper.DefaultIdleExit))
@@ -269,6 +265,20 @@ func (d *Device) startHelperLocked(ctx context.Context) error {
 	d.helper.startTime = time.Since(start)
 	d.log.Info("phonepilot's helper started", "pid", pid, "sdk", p.client.Hello().SDK, "took", d.helper.startTime.Round(time.Millisecond))
 	return nil
+}
+
+// pushHelper pushes the dex through the sync client unless the phone has
+// it under its content hash already; pushed says whether it did.
+func (d *Device) pushHelper(ctx context.Context) (pushed bool, err error) {
+	dex := helper.Dex()
+	st, err := d.client.Stat(ctx, d.serial, helper.RemotePath())
+	if err == nil && st.Size == uint32(len(dex)) && st.Mode != 0 {
+		return false, nil
+	}
+	if err := d.client.Push(ctx, d.serial, helper.RemotePath(), dex, 0o644, time.Now()); err != nil {
+		return false, &HelperStartError{Err: fmt.Errorf("push %s: %w", helper.RemotePath(), err)}
+	}
+	return true, nil
 }
 
 // parseReady reads "READY NAME PID".

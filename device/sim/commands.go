@@ -456,6 +456,13 @@ func cmdUIAutomator(p *Phone, e *cmdEnv) int {
 		}
 	}
 	p.mu.Lock()
+	if n := len(p.helpers.running); n > 0 {
+		// A phone allows one UiAutomation: while phonepilot's helper holds
+		// it, uiautomator's own registration fails (helper.go).
+		p.mu.Unlock()
+		e.err("%s", uiAutomationHeld)
+		return 1
+	}
 	delay := p.cost(ObserverUIAutomator, chargeTree)
 	start := p.now()
 	p.mu.Unlock()

@@ -50,6 +50,13 @@ func parseHelperMode(s string) (crashAfter int, err error) {
 	return 0, fmt.Errorf("sim config: helper %q: want one of %s", s, HelperModes)
 }
 
+// uiAutomationHeld is what a second UiAutomation registration prints (the
+// exception peers' trackers show, e.g. Fastbot_Android#46, xiaocong/uiautomator#218):
+// `uiautomator dump` fails with it while the helper runs.
+const uiAutomationHeld = "java.lang.IllegalStateException: UiAutomationService android.accessibilityservice.IAccessibilityServiceClient$Stub$Proxy@5e1a2balready registered!\n" +
+	"\tat android.app.UiAutomationConnection.registerUiTestAutomationServiceLocked(UiAutomationConnection.java:456)\n" +
+	"\tat android.app.UiAutomation.connect(UiAutomation.java:243)\n"
+
 // simHelper is one running helper process.
 type simHelper struct {
 	pid      int
