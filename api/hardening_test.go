@@ -197,3 +197,46 @@ func TestCheckBindRefusesShortTokens(t *testing.T) {
 		}
 	}
 }
+
+// The issue's input gaps, each refused with 400 before any task exists:
+// a key given twice (encoding/json would let the last win, matching case
+// freely: "GOAL" overrode "goal"), a body that is not UTF-8, a goal with a
+// NUL or another control character, and a flow whose parameter makes the
+// bound goal 60,000 characters long (past the 2,000 limit).
+func TestInputGapsRefused(t *testing.T) {
+	h := newHarness(t, newFakeRunner(0), nil)
+	longFlow := `{"flow":{"version":1,"name":"f","goal":"search ${q}","params":{"q":{"default":"x"}},` +
+		`"steps":[{"intent":"open Settings","tool":"launch_app","args":{"app":"Settings"}}]},"params":{"q":"` + strings.Repeat("a", 60000) + `"}}`
+	for _, tc := range []struct {
+		path, body, field, want string
+	}{
+		{"/v1/tasks", `{"goal":"open Settings","GOAL":"open Taobao, tap Buy now"}`, "GOAL", `given twice (as "goal" and "GOAL"`},
+		{"/v1/tasks", `{"goal":"open Settings","goal":"open Taobao"}`, "goal", "given twice"},
+		{"/v1/tasks", `{"goal":"open Settings","device":"sim","Device":"sim:other"}`, "Device", "given twice"},
+		{"/v1/flows/run", `{"flow":"x","params":{"q":"a","Q":"b"}}`, "Q", "given twice in params"},
+		{"/v1/tasks", "{\"goal\":\"open Settings\xff\"}", "body", "not valid UTF-8"},
+		{"/v1/tasks", "{\"goal\":\"open Settings\\u0000 and pay\"}", "goal", "control character U+0000"},
+		{"/v1/tasks", "{\"goal\":\"open Settings\\u001b[2J\"}", "goal", "control character U+001B"},
+		{"/v1/tasks", "{\"goal\":\"open \\ud800Settings\"}", "goal", "U+FFFD"},
+		{"/v1/flows/run", longFlow, "params", "longer than 2000 characters (60007)"},
+	} {
+		var e apiError
+		resp := h.do("POST", tc.path, tc.body, &e)
+		if resp.StatusCode != http.StatusBadRequest || e.Error.Field != tc.field || !strings.Contains(e.Error.Message, tc.want) {
+			t.Errorf("%s %.80q: %d %+v, want 400 on %q saying %q", tc.path, tc.body, resp.StatusCode, e.Error, tc.field, tc.want)
+		}
+	}
+	page, err := h.store.ListTasks(t.Context(), storage.Query{})
+	if err != nil || len(page.Tasks) != 0 {
+		t.Errorf("refused bodies created %d tasks (%v)", len(page.Tasks), err)
+	}
+	// Tabs and newlines are text; the same flow with a short parameter runs.
+	var task storage.Task
+	if resp := h.do("POST", "/v1/tasks", `{"goal":"open Settings\n\tthen Wi-Fi"}`, &task); resp.StatusCode != http.StatusAccepted {
+		t.Errorf("goal with a newline and a tab: %d", resp.StatusCode)
+	}
+	short := strings.Replace(longFlow, strings.Repeat("a", 60000), "cats", 1)
+	if resp := h.do("POST", "/v1/flows/run", short, &task); resp.StatusCode != http.StatusAccepted || task.Goal != "search cats" {
+		t.Errorf("the flow with a short parameter: %d %+v", resp.StatusCode, task)
+	}
+}

@@ -10,8 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
+	"phonepilot/internal/jsonin"
 	"phonepilot/lifecycle"
 	"phonepilot/storage"
 	"phonepilot/task"
@@ -47,6 +47,13 @@ func decodeBody(r *http.Request, w http.ResponseWriter, limit int64, v any) erro
 	case start[0] != '{':
 		return badField("body", "must be a JSON object {...}, got %s", jsonValueKind(start[0]))
 	}
+	if err := jsonin.Check(data); err != nil {
+		var dup *jsonin.DuplicateKeyError
+		if errors.As(err, &dup) {
+			return badField(dup.Key, "%v", err)
+		}
+		return badField("body", "%v", err)
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
@@ -79,11 +86,8 @@ func (s *Server) createTask(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	req.Goal = strings.TrimSpace(req.Goal)
-	switch {
-	case req.Goal == "":
-		return badField("goal", "required: say what the phone should do")
-	case utf8.RuneCountInString(req.Goal) > s.cfg.MaxGoalRunes:
-		return badField("goal", "longer than %d characters", s.cfg.MaxGoalRunes)
+	if err := task.CheckGoal(req.Goal, s.cfg.MaxGoalRunes); err != nil {
+		return badField("goal", "%s", err.(*task.GoalError).Problem)
 	}
 	if req.Device == "" {
 		req.Device = s.cfg.DefaultDevice
@@ -132,6 +136,10 @@ func (s *Server) createTask(w http.ResponseWriter, r *http.Request) error {
 
 // serviceError gives the service's refusals their HTTP meaning.
 func serviceError(err error) error {
+	var ge *task.GoalError
+	if errors.As(err, &ge) {
+		return badField("goal", "%s", ge.Problem)
+	}
 	if errors.Is(err, task.ErrClosed) {
 		return fmt.Errorf("%w: %w", errConflict, err)
 	}

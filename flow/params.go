@@ -5,6 +5,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"phonepilot/task"
 )
 
 // Bind returns a copy of f with every ${name} replaced: by values[name],
@@ -25,6 +27,11 @@ func (f *Flow) Bind(values map[string]string) (*Flow, error) {
 	}
 	out := *f
 	out.Goal = substitute(f.Goal, vals)
+	// The goal a task carries is the bound one: checked as every goal is,
+	// after the parameters are in it.
+	if err := task.CheckGoal(out.Goal, 0); err != nil {
+		return nil, fmt.Errorf("%w: the goal with the parameters bound: %w", ErrParams, err)
+	}
 	out.Steps = make([]Step, len(f.Steps))
 	for i, s := range f.Steps {
 		s.Args, _ = substituteAny(s.Args, vals).(map[string]any)

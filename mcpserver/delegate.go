@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -23,9 +22,6 @@ type runTaskArgs struct {
 	Planner  string `json:"planner"`
 	MaxSteps int    `json:"max_steps"`
 }
-
-// maxGoalRunes bounds a goal, as the HTTP API does.
-const maxGoalRunes = 2000
 
 // cancelGrace bounds the wait for a cancelled task's end.
 const cancelGrace = 10 * time.Second
@@ -48,11 +44,10 @@ func (s *Server) runTask(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Ca
 		return errorResult("run_task: %v", err), nil
 	}
 	a.Goal = strings.TrimSpace(a.Goal)
+	if err := task.CheckGoal(a.Goal, 0); err != nil {
+		return errorResult(`run_task: argument "goal": %s`, err.(*task.GoalError).Problem), nil
+	}
 	switch {
-	case a.Goal == "":
-		return errorResult(`run_task: argument "goal": required: say what to do`), nil
-	case utf8.RuneCountInString(a.Goal) > maxGoalRunes:
-		return errorResult(`run_task: argument "goal": longer than %d characters`, maxGoalRunes), nil
 	case a.Planner != "" && !slices.Contains(s.cfg.Planners, a.Planner):
 		return errorResult(`run_task: argument "planner": must be one of %s`, strings.Join(s.cfg.Planners, ", ")), nil
 	case a.MaxSteps < 0 || a.MaxSteps > s.cfg.MaxSteps:

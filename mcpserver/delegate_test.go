@@ -2,6 +2,7 @@ package mcpserver_test
 
 import (
 	"context"
+	"encoding/json"
 	"regexp"
 	"strings"
 	"sync"
@@ -76,6 +77,19 @@ func TestRunTaskToCompletionWithProgress(t *testing.T) {
 	}
 	if out, isErr := call(t, cs, "run_task", map[string]any{"goal": "x", "planner": "psychic"}); !isErr || !strings.Contains(out, `"planner"`) {
 		t.Errorf("run_task with an unknown planner: %s", out)
+	}
+	// Goals are checked as the API checks them (task.CheckGoal).
+	for goal, want := range map[string]string{
+		"open Settings\x00 and pay": "control character U+0000",
+		strings.Repeat("a", 2001):   "longer than 2000",
+	} {
+		if out, isErr := call(t, cs, "run_task", map[string]any{"goal": goal}); !isErr || !strings.Contains(out, want) {
+			t.Errorf("run_task with goal %.30q: %s, want %q", goal, out, want)
+		}
+	}
+	// A key given twice in the arguments is refused, not the last taken.
+	if out, isErr := call(t, cs, "run_task", json.RawMessage(`{"goal":"open Settings","GOAL":"open Taobao"}`)); !isErr || !strings.Contains(out, "given twice") {
+		t.Errorf("run_task with goal and GOAL: %s", out)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"phonepilot/internal/jsonin"
 	"phonepilot/tools"
 )
 
@@ -73,6 +74,9 @@ func compact(s string) string {
 func decodeArgs(raw json.RawMessage, v any) error {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil
+	}
+	if err := jsonin.Check(raw); err != nil {
+		return fmt.Errorf("bad arguments: %v", err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()

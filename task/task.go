@@ -271,6 +271,9 @@ func (s *Service) Submit(ctx context.Context, req Request) (storage.Task, error)
 	if s.devices == nil {
 		return storage.Task{}, errors.New("task: this service has no devices to run tasks on")
 	}
+	if err := CheckGoal(req.Goal, 0); err != nil {
+		return storage.Task{}, err
+	}
 	if err := s.devices.Check(req.Device); err != nil {
 		return storage.Task{}, err
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -213,25 +212,12 @@ func runMCP(cmd *cobra.Command, o mcpOptions, ready mcpReady) error {
 			}
 		}
 	}
-	err = srv.MCP().Run(ctx, &mcp.IOTransport{Reader: stdinOf(cmd), Writer: nopWriteCloser{cmd.OutOrStdout()}})
+	err = srv.MCP().Run(ctx, &mcpserver.StdioTransport{In: cmd.InOrStdin(), Out: cmd.OutOrStdout()})
 	if err != nil && ctx.Err() == nil && !errors.Is(err, mcp.ErrConnectionClosed) {
 		return exitWith(1, err)
 	}
 	return nil
 }
-
-// stdinOf is the command's input as the transport's reader.
-func stdinOf(cmd *cobra.Command) io.ReadCloser {
-	if rc, ok := cmd.InOrStdin().(io.ReadCloser); ok {
-		return rc
-	}
-	return io.NopCloser(cmd.InOrStdin())
-}
-
-// nopWriteCloser keeps stdout open when the session ends.
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 // mcpDevices are serve's devices as the MCP server opens them.
 type mcpDevices struct{ d *serveDevices }

@@ -233,6 +233,7 @@ func TestMCPStdioStdoutIsProtocolOnly(t *testing.T) {
 	reqs := []string{
 		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"sh","version":"0"}}}`,
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`this line is not JSON`, // answered with a parse error; the session goes on
 		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"observe","arguments":{}}}`,
 		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"launch_app","arguments":{"app":"Settings"}}}`,
 	}
@@ -262,6 +263,7 @@ func TestMCPStdioStdoutIsProtocolOnly(t *testing.T) {
 	sc := bufio.NewScanner(stdout)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	ids := map[float64]bool{}
+	parseErrors := 0
 	for !ids[3] && sc.Scan() {
 		var m map[string]any
 		if json.Unmarshal(sc.Bytes(), &m) != nil || m["jsonrpc"] != "2.0" {
@@ -270,6 +272,12 @@ func TestMCPStdioStdoutIsProtocolOnly(t *testing.T) {
 		if id, ok := m["id"].(float64); ok {
 			ids[id] = true
 		}
+		if e, ok := m["error"].(map[string]any); ok && e["code"] == float64(-32700) && m["id"] == nil {
+			parseErrors++
+		}
+	}
+	if parseErrors != 1 {
+		t.Errorf("%d parse errors answered for the one line that is not JSON", parseErrors)
 	}
 	stdin.Close()
 	if err := cmd.Wait(); err != nil {
