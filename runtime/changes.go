@@ -11,14 +11,21 @@ import (
 // Reading the screen costs what the phone's path charges: 5–40 ms through
 // an on-device helper, 0.9–3.2 s through a one-shot `uiautomator dump`.
 // Where the device counts its screen's changes (device.ChangeCounter, the
-// helper's accessibility events), the runtime waits on that counter for
-// the action's effect to arrive and settle, then reads the tree once; where
+// helper's accessibility events), the runtime reads the tree only when that
+// counter has moved and takes the first read that shows the action's
+// outcome (settleOnCounter); where
 // it does not and reads are dear, it lets the expected transition begin
 // before the first read (a dump started in a transition's first half
 // fails and costs another).
 
 // counterPoll is the pause between two reads of the change counter.
 const counterPoll = 20 * time.Millisecond
+
+// changeRead is the least time between two reads of the tree while the
+// counter shows the screen changing (a transition drawing changes it on
+// every look): often enough to catch the new screen as it appears, seldom
+// enough not to read every frame.
+const changeRead = 60 * time.Millisecond
 
 // quietWindow is how long the counter must stay still after a change for
 // the screen to count as settled (a transition's frames change it

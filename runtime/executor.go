@@ -42,6 +42,9 @@ type executor struct {
 	// firstSeen is when the first read after the latest action saw the
 	// screen (zero until one did).
 	firstSeen time.Time
+	// acting is when the latest action began reaching the phone: a
+	// gesture's own effect (a scroll) can come before its call returns.
+	acting time.Time
 	// last is the latest Scene observed since the step's last action, which
 	// the runner reuses as its next observation instead of reading the
 	// screen again (a dump costs 0.2–2 s on a phone).
@@ -353,6 +356,7 @@ func (e *executor) guardedRun(ctx context.Context, number int, tool *tools.Tool,
 		r.scene = now
 	}
 	e.last = nil
+	e.acting = e.clock.Now()
 	r.res, r.err = tools.Run(ctx, e.dev, r.scene, call, tools.RunOptions{Clock: e.clock})
 	if r.err != nil && (ctx.Err() != nil || errors.Is(r.err, device.ErrDisconnected)) {
 		return r, r.err

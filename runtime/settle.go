@@ -48,7 +48,7 @@ func (e *executor) settle(ctx context.Context, pre *scene.Scene, shows func(*sce
 		return e.seen(e.observe(ctx))
 	}
 	if cc := e.counter(); cc != nil {
-		sc, err := e.settleOnCounter(ctx, cc)
+		sc, err := e.settleOnCounter(ctx, cc, pre, shows)
 		if !errors.Is(err, errNoCounter) {
 			return sc, err
 		}
@@ -123,31 +123,91 @@ func (e *executor) settle(ctx context.Context, pre *scene.Scene, shows func(*sce
 	return last, nil
 }
 
-// settleOnCounter is settle on a device that counts its screen's changes:
-// it waits on the counter for the action's effect to come and settle (up
-// to the effect window when nothing changes at all: a dropped tap), reads
-// the screen once, and while that read shows a screen still loading or
-// drawing waits for the next change and reads again, up to SettleTimeout.
-func (e *executor) settleOnCounter(ctx context.Context, cc device.ChangeCounter) (*scene.Scene, error) {
+// settleOnCounter is settle on a device that counts its screen's changes
+// (reads cost 5–40 ms there). It polls the counter and reads the tree
+// whenever the counter has moved since the last read (at most every
+// changeRead while a transition draws), and ends at the first of:
+//
+//   - outcome: a read that differs from pre, meets the step's expectation
+//     (shows) and is neither loading nor drawing: the screen the next
+//     decision needs is there, even if a transition is still finishing
+//     (its elements are where they will stay);
+//   - settled: the counter still for quietWindow since the last read, that
+//     read not loading (a list still empty that long is empty);
+//   - nothing changed within the effect window (a dropped tap): one read;
+//   - SettleTimeout: the latest read.
+func (e *executor) settleOnCounter(ctx context.Context, cc device.ChangeCounter, pre *scene.Scene, shows func(*scene.Scene) bool) (*scene.Scene, error) {
 	start := e.clock.Now()
 	deadline := start.Add(e.cfg.SettleTimeout)
-	after, limit := start, start.Add(e.effectWindow())
-	drawn := false // a read showed the screen drawing once already
-	for {
-		if _, err := e.awaitChange(ctx, cc, after, limit); err != nil {
-			return nil, err
-		}
+	limit := start.Add(e.effectWindow())
+	if !e.acting.IsZero() && e.acting.Before(start) {
+		start = e.acting // a change during the call is its effect
+	}
+	preFP := ""
+	if pre != nil {
+		preFP = e.fp(pre)
+	}
+	var (
+		last    *scene.Scene
+		lastAt  time.Time // when last was read
+		lastCnt uint64    // the counter when last was read
+	)
+	read := func(cnt uint64) (*scene.Scene, error) {
 		sc, err := e.seen(e.observe(ctx))
 		if err != nil {
 			return nil, err
 		}
-		busy := loading(sc) || (drawing(sc) && !drawn)
-		drawn = drawn || drawing(sc)
-		if !busy || !e.clock.Now().Before(deadline) {
-			return sc, nil
+		last, lastAt, lastCnt = sc, e.clock.Now(), cnt
+		return sc, nil
+	}
+	for {
+		c, err := cc.ScreenChanges(ctx)
+		switch {
+		case err == nil:
+		case ctx.Err() != nil || errors.Is(err, device.ErrDisconnected):
+			return nil, err
+		default:
+			e.log.Debug("change counter unavailable; reading instead", "err", err)
+			e.noCounter = true
+			return nil, errNoCounter
 		}
-		// Loading or drawing: its end is the next change.
-		after, limit = e.clock.Now(), deadline
+		now := e.clock.Now()
+		// A change at the action's own moment is its doing: a phone that
+		// charges nothing for input changes in the same instant.
+		changed := c.Since <= now.Sub(start)
+		moved := changed && (last == nil || c.Count != lastCnt)
+		switch {
+		case moved && (last == nil || now.Sub(lastAt) >= changeRead || c.Since >= quietWindow):
+			sc, err := read(c.Count)
+			if err != nil {
+				return nil, err
+			}
+			if e.fp(sc) != preFP && !loading(sc) && !drawing(sc) && shows != nil && shows(sc) {
+				return sc, nil
+			}
+		case changed && !moved && c.Since >= quietWindow && !loading(last):
+			return last, nil
+		case !changed && !now.Before(limit) && last == nil:
+			// Nothing moved: a dropped tap, or an action whose effect
+			// shows nowhere. One read; a spinner's end is its next change.
+			sc, err := read(c.Count)
+			if err != nil {
+				return nil, err
+			}
+			if !loading(sc) {
+				return sc, nil
+			}
+			start = e.clock.Now()
+		}
+		if !e.clock.Now().Before(deadline) {
+			if last == nil {
+				return e.seen(e.observe(ctx))
+			}
+			return last, nil
+		}
+		if err := e.clock.Sleep(ctx, min(counterPoll, deadline.Sub(e.clock.Now()))); err != nil {
+			return nil, err
+		}
 	}
 }
 

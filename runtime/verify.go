@@ -22,7 +22,16 @@ import (
 // expected element is still on its way.
 const minEffectWindow = 600 * time.Millisecond
 
+// counterEffectWindow is the effect window on a device that counts its
+// screen's changes: an effect there shows as a change within a few frames
+// of the input (the helper injects it and sees its events), so a screen
+// still unchanged this long after the action was not changed by it.
+const counterEffectWindow = 300 * time.Millisecond
+
 func (e *executor) effectWindow() time.Duration {
+	if e.counter() != nil {
+		return min(counterEffectWindow, e.cfg.WaitTimeout)
+	}
 	return min(max(minEffectWindow, 2*e.dumpLatency), e.cfg.WaitTimeout)
 }
 
