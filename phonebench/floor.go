@@ -37,7 +37,10 @@ import (
 //   - nothing for closing a popup or an interruption, nor for the wait
 //     before and after it: a faster agent may have outrun it; nothing for
 //     a call made again after one that failed (an agent may give up on
-//     the first answer);
+//     the first answer); nothing for a scroll the same way as the one
+//     before, nor the wait after it (an agent may scroll farther at once);
+//   - for a run that gives up, at most what it had charged once its first
+//     action was made (an agent may give up on the first screen after it);
 //   - nothing at all on the fault-free phone, which charges nothing.
 //
 // It asks nobody for approval (a person's time is not the phone's).
@@ -97,19 +100,36 @@ func floor(ctx context.Context, u unit, params map[string]string) (time.Duration
 		looks     []look       // after the last action, up to ReadyAt
 		dismissed bool         // the last action closed a popup
 		failed    bool         // the last call failed
+		// lastScroll: the previous call's arguments if it was a scroll.
+		lastScroll string
+		// firstActed: the total once the first action was charged.
+		firstActed time.Duration = -1
 	)
 	for steps := 0; steps <= maxSteps; steps++ {
 		m := d.next(sc.Listing(), prev)
 		// A dismissal, or a call after one that failed without touching
 		// the phone (an app that is not installed): an agent that gives up
 		// on the first answer makes neither.
-		dismissal := !m.Finish && (d.last == kindDismiss || failed)
+		// A scroll the same way as the one before: an agent may scroll
+		// farther in one gesture (the rule planner swipes the whole
+		// screen where the script scrolls a list twice), so it is charged
+		// like a dismissal: nothing.
+		scroll := ""
+		if m.Call.Name == tools.Scroll {
+			scroll = string(m.Call.Args)
+		}
+		again := !m.Finish && scroll != "" && scroll == lastScroll
+		lastScroll = scroll
+		dismissal := !m.Finish && (d.last == kindDismiss || failed || again)
 		switch {
 		case looks != nil && m.Finish && !m.Success:
 			// Giving up needs nothing more to be seen: an agent may give
 			// up on any read after its last action, even one taken before
 			// the screen settled (the rule planner does, on a goal whose
-			// target is missing).
+			// target is missing), and after its first action already
+			// (the rule planner gives up on the app's first screen where
+			// the script scrolls it both ways first).
+			total = min(total, firstActed)
 		case looks != nil && m.Finish && !dismissed:
 			// Finishing needs no read: an agent may finish on the last
 			// tool's answer (an app that is not installed).
@@ -126,6 +146,9 @@ func floor(ctx context.Context, u unit, params map[string]string) (time.Duration
 		}
 		if !dismissal {
 			total += cheapInput
+		}
+		if firstActed < 0 {
+			firstActed = total
 		}
 		acted, before, dismissed = clk.Now(), sc, dismissal
 		res, err := tools.Run(ctx, dev, sc, m.Call, tools.RunOptions{Clock: clk})
