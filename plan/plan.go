@@ -174,6 +174,30 @@ type Attempt struct {
 	Duration time.Duration `json:"duration_ns"`
 }
 
+// Effect is what the runtime could tell of a step's effect beyond its
+// status.
+type Effect string
+
+// The effects a step record can carry.
+const (
+	// EffectSeen: judged on the screen as the step expected (the default).
+	EffectSeen Effect = ""
+	// EffectInterrupted: the step failed because something came up over
+	// the screen as it acted (a system dialog, an ad over the pressed
+	// element), not because the element refused the action: once what came
+	// up is cleared the same action may work.
+	EffectInterrupted Effect = "interrupted"
+	// EffectUnseen: the step succeeded without its effect seen (a press
+	// read too late for the toast that is many buttons' only answer): it
+	// may have taken effect, so it is never pressed again, even when a
+	// popup that came over it is all the screen still shows.
+	EffectUnseen Effect = "unseen"
+	// EffectToast: the press was answered by a short message (a toast),
+	// gone once the screen is read again: it took effect, whatever came up
+	// over the screen with it.
+	EffectToast Effect = "toast"
+)
+
 // StepRecord is a step as executed: what was planned, each attempt, and how
 // it ended. The runtime's Memory keeps them; Planners read them.
 type StepRecord struct {
@@ -187,15 +211,13 @@ type StepRecord struct {
 	Before   string               `json:"before"` // Scene fingerprint before the step
 	After    string               `json:"after"`  // Scene fingerprint after the step
 	Changed  bool                 `json:"changed"`
-	// Interrupted: the step failed because something came up over the
-	// screen as it acted (a system dialog, an ad over the pressed
-	// element), not because the element refused the action. The planner
-	// clears what came up and may try the same action again; the loop
-	// detector does not count it.
-	Interrupted bool          `json:"interrupted,omitempty"`
-	Started     time.Time     `json:"started"`
-	Duration    time.Duration `json:"duration_ns"`
-	Usage       Usage         `json:"usage"`
+	// Effect is what the runtime could tell of the effect beyond the
+	// status (interrupted, unseen, a toast), for the planner deciding
+	// whether to do the step again.
+	Effect   Effect        `json:"effect,omitempty"`
+	Started  time.Time     `json:"started"`
+	Duration time.Duration `json:"duration_ns"`
+	Usage    Usage         `json:"usage"`
 }
 
 // SceneRecord is a past screen, kept small: its fingerprint and the compact

@@ -274,7 +274,7 @@ func (e *executor) execute(ctx context.Context, number int, ps plan.PlannedStep,
 			}
 		}
 		if !met && repairFailed == "" && e.transientMissed(ps, tool, call, base, after, actedAt) {
-			met = true
+			met, rec.Effect = true, plan.EffectUnseen
 			result += fmt.Sprintf("; no change seen, but the screen was read %.1f s after the press, when a short message it may have shown (a toast) is gone: %s",
 				e.firstSeen.Sub(actedAt).Seconds(), MayHaveTakenEffect)
 		}
@@ -287,6 +287,11 @@ func (e *executor) execute(ctx context.Context, number int, ps plan.PlannedStep,
 		if met {
 			rec.Status = lifecycle.StepSucceeded
 			rec.Duration = e.clock.Now().Sub(start)
+			if _, onElement := tools.ElementArg(call); rec.Effect == plan.EffectSeen && onElement && tool.Press() && toastShown(after) && !toastShown(base) {
+				// Answered by a toast: once it is gone, a popup that came
+				// with it may be all the screen shows of the press.
+				rec.Effect = plan.EffectToast
+			}
 			return rec, actedOn, nil
 		}
 		lastReason = why
@@ -299,7 +304,7 @@ func (e *executor) execute(ctx context.Context, number int, ps plan.PlannedStep,
 		if _, covered := onlyCovered(call, base, after); covered || e.interruption(base, after) != "" {
 			// The dialog covers the screen: another attempt would tap it.
 			// The planner sees it and deals with it first.
-			rec.Interrupted = true
+			rec.Effect = plan.EffectInterrupted
 			return fail(why)
 		}
 		if approved {

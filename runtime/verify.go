@@ -356,10 +356,10 @@ func (e *executor) transientMissed(ps plan.PlannedStep, t *tools.Tool, call tool
 	if e.fp(after) == e.fp(base) {
 		return true
 	}
-	// Or a popup came over the button and nothing else changed: it came
-	// on its own, whether the press landed or was lost.
+	// Or a popup or a system dialog came over the button and nothing else
+	// changed: it came on its own, whether the press landed or was lost.
 	_, covered := onlyCovered(call, base, after)
-	return covered
+	return covered || e.interruption(base, after) != ""
 }
 
 // onlyCovered reports a press whose element is still where it was, the

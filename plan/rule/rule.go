@@ -119,7 +119,7 @@ func (p *Planner) Plan(ctx context.Context, in plan.Input) (plan.Decision, error
 		}
 		return finish(false, reason), nil
 	}
-	st := progress(acts, in.Scene, in.History)
+	st := progress(acts, in.Scene, in.History, -1)
 	// A page that failed to load is not the goal reached, whatever the
 	// steps so far say: close what covers it, then Retry.
 	w0 := &work{goal: in.Goal, sc: in.Scene, fp: in.Scene.Fingerprint(), all: in.History, acts: acts, cur: min(st.current, len(acts)-1)}
@@ -150,7 +150,24 @@ func (p *Planner) Plan(ctx context.Context, in plan.Input) (plan.Decision, error
 		}
 		return plan.Decision{Steps: append(steps, w.sketchFrom(st.current)...)}, nil
 	}
-	a := acts[st.current]
+	steps, fin := w.next(st)
+	if j, ok := w.lostPress(st, steps, fin); ok {
+		// The press before this action may have landed unseen, but the
+		// screen is still the one it was made on and this action finds
+		// nothing to act on here: it was lost. Press it again.
+		st = progress(acts, in.Scene, in.History, j)
+		w = &work{goal: in.Goal, sc: in.Scene, fp: w.fp, hist: in.History[st.from:], all: in.History, scenes: in.Scenes, acts: acts, cur: st.current}
+		steps, fin = w.next(st)
+	}
+	if fin != nil {
+		return plan.Decision{Finish: fin}, nil
+	}
+	return plan.Decision{Steps: append(steps, w.sketchFrom(st.current+1)...)}, nil
+}
+
+// next plans the steps of the current action.
+func (w *work) next(st state) ([]plan.PlannedStep, *plan.Finish) {
+	a := w.acts[st.current]
 	var steps []plan.PlannedStep
 	var fin *plan.Finish
 	switch a.kind {
@@ -173,10 +190,32 @@ func (p *Planner) Plan(ctx context.Context, in plan.Input) (plan.Decision, error
 	case actSwitch:
 		steps, fin = w.toggle(a)
 	}
-	if fin != nil {
-		return plan.Decision{Finish: fin}, nil
+	return steps, fin
+}
+
+// lostPress finds the press that closed the action before the current one
+// when the runtime could not see its effect (EffectUnseen: a toast may
+// have come and gone), the screen is still the one it was made on (only
+// popups closed since), and the current action finds nothing to act on
+// (it gives up, or scrolls or goes back to look): a press that had landed
+// would have led on. Its index in the history, or false. A press unseen
+// whose next action can go on (Add to cart, then go back) is not pressed
+// again: it may have taken effect.
+func (w *work) lostPress(st state, steps []plan.PlannedStep, fin *plan.Finish) (int, bool) {
+	looking := fin != nil || len(steps) > 0 && (steps[0].Tag.Kind == tagLook || steps[0].Tag.Kind == tagLookBack)
+	if !looking || st.current == 0 {
+		return 0, false
 	}
-	return plan.Decision{Steps: append(steps, w.sketchFrom(st.current+1)...)}, nil
+	prev := st.current - 1
+	for j := len(w.all) - 1; j >= 0; j-- {
+		r := w.all[j]
+		if r.Tag.Kind == tagDismiss || (r.Tag.Action == st.current && (r.Tag.Kind == tagLook || r.Tag.Kind == tagLookBack) && !r.Changed) {
+			continue // a popup closed, or a look that did not move
+		}
+		ok := r.Status == lifecycle.StepSucceeded && r.Effect == plan.EffectUnseen && closes(w.acts[prev], prev, r.Tag) && r.Before == w.fp
+		return j, ok
+	}
+	return 0, false
 }
 
 func (p *Planner) parse(goal string, installed []apps.Installed) ([]action, error) {
@@ -269,8 +308,9 @@ type state struct {
 // (as many as its count) succeeded after the previous action was done. A
 // search that ends the goal is done only when its results are showing (no
 // spinner). A scroll or back that did not move the screen is not done: the
-// task fails saying so, rather than claim it.
-func progress(acts []action, sc *scene.Scene, hist []plan.StepRecord) state {
+// task fails saying so, rather than claim it. The step at index lost (a
+// press found lost, lostPress; -1 for none) closes nothing.
+func progress(acts []action, sc *scene.Scene, hist []plan.StepRecord, lost int) state {
 	from := 0
 	for i, a := range acts {
 		n, idx, moved, need := 0, -1, 0, a.times()
@@ -279,7 +319,7 @@ func progress(acts []action, sc *scene.Scene, hist []plan.StepRecord) state {
 		}
 		for j := from; j < len(hist) && n < need; j++ {
 			r := hist[j]
-			if r.Status != lifecycle.StepSucceeded || !closes(a, i, r.Tag) || onlyAPopup(hist, j) {
+			if r.Status != lifecycle.StepSucceeded || !closes(a, i, r.Tag) || onlyAPopup(hist, j) || j == lost {
 				continue
 			}
 			idx = j
@@ -336,10 +376,13 @@ func closes(a action, i int, t plan.Tag) bool {
 // as its tap was lost, and once closed the screen is the one the step
 // started from (issue 12: "tap Cart" on flaky, an ad over Taobao's home
 // taken for the cart, and the task completed on the home page). Such a
-// step is not done.
+// step is not done, unless the runtime saw the press answered by a toast
+// (EffectToast) or says it may have landed unseen (EffectUnseen: read too
+// late for the toast that is a button's only answer): pressing it again
+// could do it twice (a cart of five AirPods, hostile seed 1).
 func onlyAPopup(hist []plan.StepRecord, j int) bool {
 	s := hist[j]
-	if s.Before == "" || s.After == s.Before {
+	if s.Before == "" || s.After == s.Before || s.Effect == plan.EffectUnseen || s.Effect == plan.EffectToast {
 		return false
 	}
 	for k := j + 1; k < len(hist) && hist[k].Tag.Kind == tagDismiss; k++ {

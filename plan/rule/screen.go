@@ -238,7 +238,7 @@ func (w *work) searchEntry() (scene.Element, bool) {
 // the box: the box is tried again once the popup is gone.
 func (w *work) failedOn(el scene.Element) bool {
 	for _, r := range w.all {
-		if r.Status != lifecycle.StepFailed || r.Before != w.fp || r.Tag.Kind != tagSearchBox || r.Interrupted {
+		if r.Status != lifecycle.StepFailed || r.Before != w.fp || r.Tag.Kind != tagSearchBox || r.Effect == plan.EffectInterrupted {
 			continue
 		}
 		i, ok := tools.ElementArg(r.Call)
