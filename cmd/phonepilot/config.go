@@ -219,7 +219,7 @@ func defaultAppConfig() appConfig {
 			PollInterval: rt.PollInterval, SettleTimeout: rt.SettleTimeout,
 			BackoffBase: rt.BackoffBase, BackoffMax: rt.BackoffMax, StaleAfter: rt.StaleAfter,
 		},
-		AI:    aiSection{Provider: "anthropic", Vision: ad.Vision, ImageEdge: ai.DefaultImageEdge, MaxReasks: ad.MaxReasks, MaxTokens: ad.MaxTokens, Timeout: ad.Timeout},
+		AI:    aiSection{Provider: defaultProvider, Vision: ad.Vision, ImageEdge: ai.DefaultImageEdge, MaxReasks: ad.MaxReasks, MaxTokens: ad.MaxTokens, Timeout: ad.Timeout},
 		Sim:   simSection{Locale: "en", Seed: 1},
 		Serve: serveSection{Addr: "127.0.0.1:8080"},
 	}

@@ -113,10 +113,7 @@ Exit status: 0 completed, 1 failed (goal not reached), 2 bad usage,
 func addRunFlags(cmd *cobra.Command, o *runOptions) {
 	addDeviceFlags(cmd, &o.device, &o.dev)
 	f := cmd.Flags()
-	f.String("planner", "rule", "planner: rule (default, no model) or ai")
-	f.String("provider", "anthropic", "AI provider when --planner ai: anthropic or openai")
-	f.String("model", "", "AI model id (default: the provider's default)")
-	f.String("base-url", "", "AI endpoint (OpenAI-compatible servers such as vLLM or Ollama: include /v1)")
+	addPlannerFlags(f, "planner")
 	f.Bool("vision", true, "send the screenshot to the AI planner beside the Scene")
 	f.Int("image-edge", ai.DefaultImageEdge, fmt.Sprintf("long side of the screenshot sent to the AI planner, in pixels (at most %d)", ai.MaxImageEdge))
 	f.Int("max-steps", runtime.Defaults().MaxSteps, "most steps a task may take")
