@@ -27,11 +27,18 @@ var ErrNullRoot = errors.New("uiautomator: null root node returned (no window re
 type ParseError struct {
 	Offset int
 	Msg    string
+	Err    error // scene.ErrTooBig for a dump over the limits, else nil
 }
 
 func (e *ParseError) Error() string {
 	return fmt.Sprintf("uiautomator dump: byte %d: %s", e.Offset, e.Msg)
 }
+
+func (e *ParseError) Unwrap() error { return e.Err }
+
+// MaxDumpBytes bounds a dump: a larger one is refused before it is read
+// (the largest real dump among the fixtures is 170 KB).
+const MaxDumpBytes = 8 << 20
 
 // Options tell Parse what the caller already knows about the screen.
 type Options struct {
@@ -54,6 +61,9 @@ func Retryable(err error) bool {
 func Parse(data []byte, opt Options) (*scene.Scene, error) {
 	if opt.Width < 0 || opt.Height < 0 {
 		return nil, fmt.Errorf("perception: negative screen size %dx%d", opt.Width, opt.Height)
+	}
+	if len(data) > MaxDumpBytes {
+		return nil, &ParseError{Offset: MaxDumpBytes, Msg: fmt.Sprintf("%v: %d bytes, more than %d", scene.ErrTooBig, len(data), MaxDumpBytes), Err: scene.ErrTooBig}
 	}
 	if err := deviceError(data); err != nil {
 		return nil, err
@@ -258,6 +268,12 @@ func (p *parser) body(rootStart int) error {
 
 // node reads one <node …> start tag (its name already consumed).
 func (p *parser) node(start int) error {
+	if len(p.stack) >= scene.MaxDepth {
+		return &ParseError{Offset: start, Msg: fmt.Sprintf("%v: <node> elements nest deeper than %d", scene.ErrTooBig, scene.MaxDepth), Err: scene.ErrTooBig}
+	}
+	if len(p.sc.Elements) >= scene.MaxElements {
+		return &ParseError{Offset: start, Msg: fmt.Sprintf("%v: more than %d <node> elements", scene.ErrTooBig, scene.MaxElements), Err: scene.ErrTooBig}
+	}
 	parent := -1
 	if n := len(p.stack); n > 0 {
 		parent = p.stack[n-1]

@@ -3,8 +3,10 @@ package perception
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"reflect"
+	goruntime "runtime"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -371,9 +373,9 @@ func TestHiddenNodesAreLeftOut(t *testing.T) {
 }
 
 func TestDeepNestingParsesAndLists(t *testing.T) {
-	// The parser and the listing are iterative: a pathological depth is
-	// neither a stack overflow nor a quadratic walk.
-	const depth = 20000
+	// The parser and the listing are iterative: the deepest tree read
+	// (scene.MaxDepth) is neither a stack overflow nor a quadratic walk.
+	const depth = scene.MaxDepth - 1
 	var b bytes.Buffer
 	b.WriteString(`<hierarchy rotation="0">`)
 	for i := 0; i < depth; i++ {
@@ -389,11 +391,50 @@ func TestDeepNestingParsesAndLists(t *testing.T) {
 		t.Fatalf("%d elements, leaf depth %d", len(sc.Elements), sc.Elements[len(sc.Elements)-1].Depth)
 	}
 	// The innermost clickable takes the leaf's label.
-	if !strings.Contains(sc.Listing(), `[19999] FrameLayout "leaf" clickable`) {
+	if !strings.Contains(sc.Listing(), fmt.Sprintf(`[%d] FrameLayout "leaf" clickable`, depth-1)) {
 		t.Error("innermost clickable did not take the leaf label")
 	}
 	if e, ok := sc.Resolve(scene.Selector{Value: "leaf", Clickable: true}); !ok || e.Index != depth-1 {
 		t.Errorf("resolved to %d, want %d", e.Index, depth-1)
+	}
+}
+
+// The issue's dumps: 20k levels deep (it cost the rule planner 14.6 s a
+// plan), 650k levels deep (a task ran over 12 minutes), 60k siblings, and
+// 9 MB of one attribute: each is refused with scene.ErrTooBig, saying
+// which limit, having read no further than the limit, with memory bounded
+// by the limit, not by the dump.
+func TestDumpsOverTheLimitsRefused(t *testing.T) {
+	deep := func(n int) []byte {
+		return []byte(`<hierarchy rotation="0">` + strings.Repeat(`<node bounds="[0,0][9,9]">`, n) + strings.Repeat(`</node>`, n) + `</hierarchy>`)
+	}
+	for _, c := range []struct {
+		name string
+		dump []byte
+		want string
+	}{
+		{"20k deep", deep(20000), "nest deeper than 200"},
+		{"650k deep", deep(650000), "more than 8388608"},
+		{"650k deep, compact", []byte(`<hierarchy>` + strings.Repeat(`<node>`, 650000)), "nest deeper than 200"},
+		{"60k siblings", []byte(`<hierarchy><node bounds="[0,0][9,9]">` + strings.Repeat(`<node bounds="[0,0][9,9]"/>`, 60000) + `</node></hierarchy>`), "more than 50000 <node>"},
+		{"9 MB attribute", []byte(`<hierarchy><node text="` + strings.Repeat("a", 9<<20) + `"/></hierarchy>`), "more than 8388608"},
+	} {
+		var before, after goruntime.MemStats
+		goruntime.ReadMemStats(&before)
+		sc, err := Parse(c.dump, Options{})
+		goruntime.ReadMemStats(&after)
+		var pe *ParseError
+		if sc != nil || !errors.Is(err, scene.ErrTooBig) || !errors.As(err, &pe) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want scene.ErrTooBig saying %q", c.name, err, c.want)
+			continue
+		}
+		// At most the limit's worth of elements (50000 of them, the slice
+		// grown by doubling: 44 MB allocated in all, measured) plus the
+		// parser's own buffers; never in proportion to the dump.
+		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
+			t.Errorf("%s (%d KB): %d KB allocated", c.name, len(c.dump)>>10, alloc>>10)
+		}
+		t.Logf("%s (%d KB): %v", c.name, len(c.dump)>>10, err)
 	}
 }
 

@@ -74,6 +74,10 @@ func (s *Scene) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &in); err != nil {
 		return fmt.Errorf("scene json: %w", err)
 	}
+	if len(in.Elements) > MaxElements {
+		return fmt.Errorf("scene json: %w: %d elements, more than %d", ErrTooBig, len(in.Elements), MaxElements)
+	}
+	depth := make([]int, len(in.Elements))
 	sc := Scene{Width: in.Width, Height: in.Height, Rotation: in.Rotation,
 		Package: in.Package, Activity: in.Activity, Secure: in.Secure, Elements: make([]Element, len(in.Elements))}
 	for i, j := range in.Elements {
@@ -82,6 +86,11 @@ func (s *Scene) UnmarshalJSON(data []byte) error {
 		}
 		if j.Parent < -1 || j.Parent >= i {
 			return fmt.Errorf("scene json: elements[%d] has parent %d (want -1 or an earlier index)", i, j.Parent)
+		}
+		if j.Parent >= 0 {
+			if depth[i] = depth[j.Parent] + 1; depth[i] >= MaxDepth {
+				return fmt.Errorf("scene json: %w: elements[%d] nests deeper than %d", ErrTooBig, i, MaxDepth)
+			}
 		}
 		e := Element{Index: j.Index, Parent: j.Parent, Depth: j.Depth, Window: j.Window,
 			Class: j.Class, Text: j.Text, Desc: j.Desc, Hint: j.Hint, ResourceID: j.ID, Package: sc.Package,

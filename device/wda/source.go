@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -31,15 +30,14 @@ type Node struct {
 	Children    []*Node
 }
 
-// Limits on a tree: a deeper or larger one is refused with a clear error
-// rather than walked (a real app's tree is far below both).
+// Limits on a tree: scene's, for every source of a screen.
 const (
-	maxDepth = 200
-	maxNodes = 50000
+	maxDepth = scene.MaxDepth
+	maxNodes = scene.MaxElements
 )
 
 // ErrTreeTooBig: the tree is deeper or larger than phonepilot reads.
-var ErrTreeTooBig = errors.New("the screen's tree is too deep or too large")
+var ErrTreeTooBig = scene.ErrTooBig
 
 // jsonNode is `/source?format=json`'s shape. Flags are "1"/"0" strings in
 // WDA's JSON (booleans accepted too).
