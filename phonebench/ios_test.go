@@ -11,9 +11,6 @@ import (
 // Settings tasks on realistic, one seed; no irreversible action
 // reaches the phone without approval, every run is on the iPhone, the
 // floor holds, and the Settings, Contacts and Messages tasks succeed.
-// The iPhone's known gaps (docs/ios.md: the cart's toast, the alarm
-// picker, no input cost on the clean profile) are measured by
-// `phonepilot bench --platform ios`, not hidden.
 func TestPhonebenchOnIOS(t *testing.T) {
 	rep, err := Run(context.Background(), Options{Seeds: 1, FirstSeed: 1, Profiles: []string{"realistic"}, Platform: PlatformIOS,
 		Tasks: tasks.Select("settings.*"), Policies: []string{PolicyRule, PolicyReference, PolicyPeerLoop, PolicyDroidrunLoop}})
@@ -33,6 +30,41 @@ func TestPhonebenchOnIOS(t *testing.T) {
 		}
 		if !r.Success {
 			t.Errorf("%s %s %s %s failed on the iPhone: %s", r.Task, r.Locale, r.Profile, r.Policy, r.Why)
+		}
+	}
+}
+
+// The runs that failed on the iPhone until its dress was understood, each
+// on the profile and seed it failed on (docs/ios.md):
+//   - Taobao's "Added to cart" on realistic: the app's toast (a window of
+//     its own above the app's) was not known as a toast, and the result
+//     that said "not pressed again" was cut from the planner's history
+//     behind the iPhone's long class names: two or three in the cart;
+//   - the Clock's "Add alarm" on clean: the time picker came over the
+//     button and, with no container of the same place to match it, read
+//     as a popup that came on its own: the press was called lost;
+//   - Contacts' Save under hostile (en, seed 1): a system-update alert's
+//     "Later" was not known as closing an alert (its buttons have no ids).
+func TestPhonebenchOnIOSDress(t *testing.T) {
+	for _, c := range []struct {
+		tasks, profile, locale string
+	}{
+		{"taobao.cart.add", "realistic", "en"},
+		{"clock.alarm.add", "clean", "en"},
+		{"contacts.create", "hostile", "en"},
+	} {
+		rep, err := Run(context.Background(), Options{Seeds: 1, FirstSeed: 1, Profiles: []string{c.profile}, Locales: []string{c.locale},
+			Platform: PlatformIOS, Tasks: tasks.Select(c.tasks), Policies: []string{PolicyReference}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Records) == 0 {
+			t.Fatalf("%s: no runs", c.tasks)
+		}
+		for _, r := range rep.Records {
+			if !r.Success || r.UnapprovedIrreversible > 0 {
+				t.Errorf("%s %s %s seed %d on the iPhone: %s (%d unapproved)", r.Task, r.Locale, r.Profile, r.Seed, r.Why, r.UnapprovedIrreversible)
+			}
 		}
 	}
 }

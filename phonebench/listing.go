@@ -164,13 +164,22 @@ func (l listing) obstacle() (item, bool) {
 	for _, w := range weakObstacles {
 		weak[w] = true
 	}
+	// An iPhone's system alert is listed as an Alert with its buttons
+	// after it; they have no ids to say they belong to it.
+	alert := len(l.Items)
+	for i, it := range l.Items {
+		if strings.HasSuffix(it.Class, "Alert") {
+			alert = i
+			break
+		}
+	}
 	for i := len(l.Items) - 1; i >= 0; i-- {
 		it := l.Items[i]
 		if !it.Clickable || it.Disabled {
 			continue
 		}
 		w := fold(it.Label)
-		if strong[w] || (weak[w] && containsAny(strings.ToLower(it.ID), popupIDs)) {
+		if strong[w] || (weak[w] && (i > alert || containsAny(strings.ToLower(it.ID), popupIDs))) {
 			return it, true
 		}
 	}

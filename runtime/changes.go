@@ -37,7 +37,7 @@ const quietWindow = 100 * time.Millisecond
 // press whose only answer was a toast from one that did nothing.
 const toastShort = 2 * time.Second
 
-// MayHaveTakenEffect ends the result of a press that is not repeated for
+// MayHaveTakenEffect follows the result of a press that is not repeated for
 // want of evidence either way (a planner reads it as: do not press again
 // blindly).
 const MayHaveTakenEffect = "not pressed again: it may have taken effect"

@@ -275,8 +275,10 @@ func (e *executor) execute(ctx context.Context, number int, ps plan.PlannedStep,
 		}
 		if !met && repairFailed == "" && e.transientMissed(ps, tool, call, base, after, actedAt) {
 			met, rec.Effect = true, plan.EffectUnseen
-			result += fmt.Sprintf("; no change seen, but the screen was read %.1f s after the press, when a short message it may have shown (a toast) is gone: %s",
-				e.firstSeen.Sub(actedAt).Seconds(), MayHaveTakenEffect)
+			// The conclusion first: a planner's history cuts a long
+			// result (an iPhone's class names are long).
+			result += fmt.Sprintf("; %s (no change seen, but the screen was read %.1f s after the press, when a short message it may have shown, a toast, is gone)",
+				MayHaveTakenEffect, e.firstSeen.Sub(actedAt).Seconds())
 		}
 		cur = after
 		a := plan.Attempt{Number: n, Result: result, Changed: e.fp(after) != e.fp(base), Duration: e.clock.Now().Sub(aStart)}

@@ -209,29 +209,9 @@ func (e *executor) tookEffect(ps plan.PlannedStep, t *tools.Tool, call tools.Cal
 	return t.TookEffect(call, e.outcome(base, cur))
 }
 
-// toastShown reports a toast on the screen: an android:id/message text in
-// a window with nothing to press (an AlertDialog's message has buttons).
-func toastShown(sc *scene.Scene) bool {
-	if sc == nil {
-		return false
-	}
-	for _, el := range sc.Elements {
-		if el.ResourceID != "android:id/message" || !sc.Visible(el) {
-			continue
-		}
-		pressable := false
-		for _, o := range sc.Elements {
-			if o.Window == el.Window && (o.Clickable || o.LongClickable || o.Editable) {
-				pressable = true
-				break
-			}
-		}
-		if !pressable {
-			return true
-		}
-	}
-	return false
-}
+// toastShown reports a toast on the screen (scene.ShowsToast: Android's
+// and an iPhone app's).
+func toastShown(sc *scene.Scene) bool { return sc.ShowsToast() }
 
 // actedField finds on after the editable field the call names by index on
 // base (same resource id and bounds), if base has it and after still shows
@@ -362,6 +342,22 @@ func (e *executor) transientMissed(ps plan.PlannedStep, t *tools.Tool, call tool
 	return covered || e.interruption(base, after) != ""
 }
 
+// focusedIn reports a popup holding the focused text field: it asks for
+// input, the answer of the press that opened it (a time picker, a form);
+// a popup that comes on its own (an ad, a system dialog) takes no focus.
+func focusedIn(popup scene.Element, sc *scene.Scene) bool {
+	for _, e := range sc.Elements {
+		if e.Editable && e.Focused && e.Index > popup.Index && inside(e.Bounds, popup.Bounds) {
+			return true
+		}
+	}
+	return false
+}
+
+func inside(a, b scene.Bounds) bool {
+	return a.Left >= b.Left && a.Top >= b.Top && a.Right <= b.Right && a.Bottom <= b.Bottom
+}
+
 // onlyCovered reports a press whose element is still where it was, the
 // same, with a popup come over it (coveredBy) and every element of base
 // still there: the popup is the only change, and it says nothing about
@@ -380,7 +376,7 @@ func onlyCovered(call tools.Call, base, after *scene.Scene) (scene.Element, bool
 		return scene.Element{}, false
 	}
 	c, ok := coveredBy(&el, base, after)
-	if !ok || toastShown(after) {
+	if !ok || toastShown(after) || focusedIn(c, after) {
 		return scene.Element{}, false
 	}
 	key := func(e scene.Element) string {

@@ -42,6 +42,49 @@ func idPackage(id string) string {
 	return ""
 }
 
+// ShowsToast reports a toast on the screen: a short message in a window of
+// its own with nothing to press (an alert's message has buttons). On
+// Android it is the system's toast, android:id/message; an iPhone has no
+// toast of its own, and an app's ("Added to cart", a HUD) is static text
+// in a window of the app's above its main one (WebDriverAgent lists an
+// app's windows as the Application's children; the first is the app's
+// own).
+func (s *Scene) ShowsToast() bool {
+	if s == nil {
+		return false
+	}
+	for _, el := range s.Elements {
+		if !s.Visible(el) || !(el.ResourceID == "android:id/message" || s.iosHUDText(el)) {
+			continue
+		}
+		pressable := false
+		for _, o := range s.Elements {
+			if o.Window == el.Window && (o.Clickable || o.LongClickable || o.Editable) {
+				pressable = true
+				break
+			}
+		}
+		if !pressable {
+			return true
+		}
+	}
+	return false
+}
+
+// iosHUDText reports static text in an iPhone app's window above its main
+// one.
+func (s *Scene) iosHUDText(el Element) bool {
+	if el.Class != "XCUIElementTypeStaticText" || el.Window == 0 || el.Package != s.Package {
+		return false
+	}
+	for _, w := range s.Elements {
+		if w.Parent < 0 && w.Window == el.Window {
+			return w.Class == "XCUIElementTypeWindow"
+		}
+	}
+	return false
+}
+
 // Visible reports whether e can be seen and hit: a non-empty rectangle that
 // overlaps the screen (when the Scene knows its size).
 func (s *Scene) Visible(e Element) bool {

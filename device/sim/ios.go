@@ -112,24 +112,25 @@ func (p *Phone) iosTreeLocked(now time.Time) *XCElement {
 	root := &XCElement{Type: "Application", Name: name, Label: name, Rect: full, Enabled: true, Visible: true, Accessible: true}
 	win := &XCElement{Type: "Window", Rect: full, Enabled: true, Visible: true}
 	root.Children = append(root.Children, win)
-	// The app's window is the last; toasts and the status bar sit above
-	// it. The navigation bar and system dialogs are not an iPhone's.
+	// The app's window is the last; toasts sit above it. The status bar,
+	// the navigation bar and system dialogs are not in the app's tree.
 	app := ws[len(ws)-1]
 	win.Children = append(win.Children, p.xcChildren(app)...)
 	for _, w := range ws[:len(ws)-1] {
 		switch {
 		case w == nil:
 		case w.pkg == systemUIPkg && w.r.Min.Y == 0:
-			sb := &XCElement{Type: "StatusBar", Rect: p.iosRect(w.r), Enabled: true, Visible: true}
-			sb.Children = p.xcChildren(w)
-			root.Children = append(root.Children, sb)
+			// the status bar: SpringBoard's since iOS 13, not in an
+			// app's tree (XCUIApplication's statusBars is empty)
 		case w.pkg == systemUIPkg:
 			// the navigation bar: an iPhone has none
 		case anyNode(w, func(n *node) bool { return n.clickable }):
 			// a system dialog: an alert, outside the app's tree
 		default:
-			// a toast
-			t := &XCElement{Type: "Other", Rect: p.iosRect(w.r), Enabled: true, Visible: true}
+			// a toast: an iPhone has none of its own; an app's HUD
+			// ("Added to cart") is a window of the app's above its main
+			// one, holding the message
+			t := &XCElement{Type: "Window", Rect: p.iosRect(w.r), Enabled: true, Visible: true}
 			t.Children = p.xcChildren(w)
 			root.Children = append(root.Children, t)
 		}

@@ -167,8 +167,10 @@ func (d *Device) addAlert(ctx context.Context, sc *scene.Scene) ([]alertButton, 
 	}
 	top := h/2 - h/8
 	box := scene.Bounds{Left: w / 8, Top: top, Right: w - w/8, Bottom: h/2 + h/8}
+	// XCUITest labels an alert with its title, the text's first line.
+	title, _, _ := strings.Cut(text, "\n")
 	alert := scene.Element{Index: len(sc.Elements), Parent: -1, Window: win, Class: "XCUIElementTypeAlert", Package: SpringBoard,
-		Bounds: box, Enabled: true}
+		Text: title, Bounds: box, Enabled: true}
 	sc.Elements = append(sc.Elements, alert)
 	sc.Elements = append(sc.Elements, scene.Element{Index: len(sc.Elements), Parent: alert.Index, Depth: 1, Window: win,
 		Class: "XCUIElementTypeStaticText", Package: SpringBoard, Text: text, Enabled: true,

@@ -208,6 +208,11 @@ var scrollable = map[string]bool{"ScrollView": true, "Table": true, "CollectionV
 // the screen (WDA lists every cell of a list, Android only the visible
 // ones) and invisible ones are left out with their subtrees. bundle is the
 // app in front.
+//
+// The Application's children are its windows (the app's own first, then
+// what it shows above it: a HUD's window, the keyboard, the status bar):
+// each is a window of the Scene, as uiautomator lists an Android screen's
+// windows; the Application and its first window are window 0.
 func ToScene(root *Node, scale float64, bundle string) *scene.Scene {
 	if scale <= 0 {
 		scale = 1
@@ -215,21 +220,35 @@ func ToScene(root *Node, scale float64, bundle string) *scene.Scene {
 	px := func(v float64) int { return int(math.Round(v * scale)) }
 	sc := &scene.Scene{Width: px(root.W), Height: px(root.H), Package: bundle}
 	screen := scene.Bounds{Right: sc.Width, Bottom: sc.Height}
-	var add func(n *Node, parent, depth int)
-	add = func(n *Node, parent, depth int) {
+	var add func(n *Node, parent, depth, window int)
+	add = func(n *Node, parent, depth, window int) {
 		b := scene.Bounds{Left: px(n.X), Top: px(n.Y), Right: px(n.X + n.W), Bottom: px(n.Y + n.H)}
-		if parent >= 0 && (!n.Visible || !overlaps(b, screen)) {
+		if !n.Visible || !overlaps(b, screen) {
 			return
 		}
 		b = clip(b, screen)
 		e := element(n, b)
-		e.Index, e.Parent, e.Depth, e.Package = len(sc.Elements), parent, depth, bundle
+		e.Index, e.Parent, e.Depth, e.Window, e.Package = len(sc.Elements), parent, depth, window, bundle
 		sc.Elements = append(sc.Elements, e)
 		for _, k := range n.Children {
-			add(k, e.Index, depth+1)
+			add(k, e.Index, depth+1, window)
 		}
 	}
-	add(root, -1, 0)
+	b := scene.Bounds{Left: px(root.X), Top: px(root.Y), Right: px(root.X + root.W), Bottom: px(root.Y + root.H)}
+	app := element(root, clip(b, screen))
+	app.Parent, app.Package = -1, bundle
+	sc.Elements = append(sc.Elements, app)
+	window := 0
+	for i, w := range root.Children {
+		if i == 0 {
+			add(w, app.Index, 1, 0)
+			continue
+		}
+		n := len(sc.Elements)
+		if add(w, -1, 0, window+1); len(sc.Elements) > n {
+			window++
+		}
+	}
 	return sc
 }
 

@@ -954,25 +954,36 @@ func scrollStep(dir, intent string, expect plan.ExpectKind, t plan.Tag) plan.Pla
 // the screen's navigation-bar Back button when it shows one.
 func backStep(sc *scene.Scene, intent string, t plan.Tag) plan.PlannedStep {
 	if b, ok := navBack(sc); ok {
+		sel := scene.Selector{Field: scene.FieldID, Value: b.ResourceID, Clickable: true}
+		if b.ResourceID == "" {
+			sel = scene.Selector{Field: scene.FieldLabel, Value: b.Label(), Clickable: true}
+		}
 		return plan.PlannedStep{
 			Intent: intent,
 			Tag:    t,
 			Call:   tools.NewCall(tools.Tap, map[string]any{}),
-			Target: &scene.Selector{Field: scene.FieldID, Value: b.ResourceID, Clickable: true},
+			Target: &sel,
 			Expect: plan.Expectation{Kind: plan.ExpectChanged},
 		}
 	}
 	return keyStep("back", intent, t)
 }
 
-// navBack is an iPhone screen's navigation-bar Back button (WDA names it
-// "Back"; device/wda keeps the name as the element's id).
+// navBack is an iPhone screen's navigation-bar Back button: the button at
+// the leading edge of a NavigationBar (its label is the previous screen's
+// title, or "Back"; device/wda keeps a name that differs from the label as
+// the element's id), or a button named "Back".
 func navBack(sc *scene.Scene) (scene.Element, bool) {
 	if sc == nil {
 		return scene.Element{}, false
 	}
 	for _, e := range sc.Elements {
-		if e.Class == "XCUIElementTypeButton" && e.ResourceID == "Back" && e.Clickable && sc.Visible(e) {
+		if e.Class != "XCUIElementTypeButton" || !e.Clickable || !sc.Visible(e) {
+			continue
+		}
+		bar, _ := sc.Element(e.Parent)
+		if e.ResourceID == "Back" || (e.ResourceID == "" && e.Text == "Back") ||
+			(bar.Class == "XCUIElementTypeNavigationBar" && e.Bounds.Right <= sc.Width/3) {
 			return e, true
 		}
 	}
