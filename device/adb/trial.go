@@ -220,7 +220,13 @@ func (d *Device) HelperTrial(ctx context.Context, cfg TrialConfig) *TrialReport 
 
 	times = times[:0]
 	size, sizeErr := d.ScreenSize(ctx)
-	for i := 0; i < cfg.Shots; i++ {
+	shots := cfg.Shots
+	if c.Broken() {
+		// The helper died reading trees: a screenshot would only repeat it.
+		r.Shots.Error = "not taken: the helper is gone"
+		shots = 0
+	}
+	for i := 0; i < shots; i++ {
 		cctx, cancel := context.WithTimeout(ctx, d.cfg.Timeouts.Screenshot)
 		start := time.Now()
 		img, err := c.Screenshot(cctx)

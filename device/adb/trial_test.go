@@ -98,3 +98,19 @@ func TestDiffTrees(t *testing.T) {
 		t.Fatalf("a node missing: %v", d)
 	}
 }
+
+// The helper dies after its first answer: the trial reports the tree it
+// could not read, takes no screenshot of a dead helper, and checks the stop.
+func TestHelperTrialHelperDies(t *testing.T) {
+	_, d := openSim(t, sim.Config{Helper: "crash-after=1"}, ObserverAuto)
+	r := d.HelperTrial(t.Context(), DefaultTrial)
+	if r.OK || r.Trees.Read != 1 || !strings.Contains(r.Trees.Error, "tree 2: ") {
+		t.Fatalf("trial with a helper that dies: ok %v, trees %+v, problems %q", r.OK, r.Trees, r.Problems)
+	}
+	if r.Shots.Taken != 0 || r.Shots.Error != "not taken: the helper is gone" {
+		t.Errorf("screenshots of a dead helper: %+v", r.Shots)
+	}
+	if !r.Stop.SocketGone || !r.Stop.DumpAgain {
+		t.Errorf("stop: %+v", r.Stop)
+	}
+}
