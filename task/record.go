@@ -34,6 +34,7 @@ type recorder struct {
 	queue   []record
 	wake    chan struct{}
 	closed  bool
+	ended   bool   // the task's end is queued: a runner's later events are dropped
 	after   func() // called once the queue drained after close
 }
 
@@ -180,7 +181,12 @@ func (r *recorder) event(e storage.Event) {
 }
 
 // finish queues the task's final status change.
-func (r *recorder) finish(c storage.Change) { r.change(c) }
+func (r *recorder) finish(c storage.Change) {
+	r.change(c)
+	r.mu.Lock()
+	r.ended = true
+	r.mu.Unlock()
+}
 
 // change queues a status change (waiting for a person and back, the end).
 func (r *recorder) change(c storage.Change) {
@@ -201,6 +207,15 @@ func (r *recorder) change(c storage.Change) {
 // a stop may override.
 func (r *recorder) runtimeEvent(ev runtime.Event) {
 	if ev.Type == lifecycle.EventStatus {
+		return
+	}
+	r.mu.Lock()
+	ended := r.ended
+	r.mu.Unlock()
+	if ended {
+		// A runner that did not stop in time (Config.StopGrace) and
+		// reports after its task ended: nothing follows a task's end.
+		r.s.log.Warn("an event after the task's end is not recorded", "task", r.id, "event", ev.Type)
 		return
 	}
 	if ev.Time.IsZero() {

@@ -91,6 +91,12 @@ type Config struct {
 	// FlushGrace is how long a task's end waits for its records to be
 	// written before its device is freed anyway (2 s when zero).
 	FlushGrace time.Duration
+	// StopGrace is how long a cancelled or stopping task's runner has to
+	// return before the task ends without it (5 s when zero): a runner
+	// stuck where it does not look at its context (a planner grinding
+	// through a pathological screen) cannot hold a cancel, or the
+	// process's stop, forever.
+	StopGrace time.Duration
 	// ApprovalTimeout bounds a task's wait for a person to approve or deny
 	// a gated action (cause approval_timeout); AnswerTimeout its wait for
 	// an answer (cause user_timeout). DefaultWaitTimeout when zero.
@@ -223,6 +229,9 @@ func New(cfg Config, store Store, devices Devices, runner Runner) (*Service, err
 	}
 	if cfg.FlushGrace <= 0 {
 		cfg.FlushGrace = 2 * time.Second
+	}
+	if cfg.StopGrace <= 0 {
+		cfg.StopGrace = 5 * time.Second
 	}
 	if cfg.Clock == nil {
 		cfg.Clock = clock.Real{}
@@ -796,7 +805,10 @@ func (s *Service) run(ctx context.Context, t storage.Task, open opener, rec *rec
 		seen.add(ev.Scene)
 		rec.runtimeEvent(ev)
 	}
-	res = s.runner.Run(ctx, t, dev, emit, &person{s: s, e: e, rec: rec})
+	res, ok := s.runBounded(ctx, t.ID, func() runtime.Result { return s.runner.Run(ctx, t, dev, emit, &person{s: s, e: e, rec: rec}) })
+	if !ok {
+		return res, nil // what the runner reports later, its recorder (finished) drops
+	}
 	seen.add(res.FinalScene)
 	if res.Cause == lifecycle.CauseDeviceGone {
 		// A phone that vanished or froze cannot answer: asking would hold
@@ -806,6 +818,40 @@ func (s *Service) run(ctx context.Context, t storage.Task, open opener, rec *rec
 	// The task's own context may be cancelled by now; the answers are
 	// still wanted (bounded by factsTimeout).
 	return res, deviceInfo(context.WithoutCancel(ctx), dev, seen.list())
+}
+
+// runBounded runs run, and once ctx ends gives it StopGrace to return;
+// ok is false when it did not (res then says so, and run is left to finish
+// on its own with its context cancelled: whatever it does next fails, and
+// nothing it reports is recorded).
+func (s *Service) runBounded(ctx context.Context, id string, run func() runtime.Result) (res runtime.Result, ok bool) {
+	done := make(chan runtime.Result, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				s.log.Error("runner panicked", "task", id, "panic", p)
+				done <- runtime.Result{Status: lifecycle.Failed, Cause: lifecycle.CauseStepFailed, Reason: fmt.Sprintf("internal error: %v", p)}
+			}
+		}()
+		done <- run()
+	}()
+	select {
+	case res = <-done:
+		return res, true
+	case <-ctx.Done():
+	}
+	gctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	grace := make(chan struct{})
+	go func() { s.clock.Sleep(gctx, s.cfg.StopGrace); close(grace) }()
+	select {
+	case res = <-done:
+		return res, true
+	case <-grace:
+		s.log.Error("the runner did not stop when told to; the task ends without it", "task", id, "grace", s.cfg.StopGrace)
+		return runtime.Result{Status: lifecycle.Failed, Cause: lifecycle.CauseStepFailed,
+			Reason: fmt.Sprintf("the run did not stop within %s of being told to", s.cfg.StopGrace)}, false
+	}
 }
 
 // retry runs one write until it succeeds, fails for good, or attempts run

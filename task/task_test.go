@@ -1,10 +1,12 @@
 package task
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -750,4 +752,98 @@ func TestCancelledQueuedTaskLeavesTheQueue(t *testing.T) {
 	if got := <-r.start; got != ids[2] {
 		t.Errorf("started %s after the first, want the third (%s); the second was cancelled", got, ids[2])
 	}
+}
+
+// deafRunner never looks at its context (a planner grinding through the
+// issue's 650k-deep screen): it returns only when the test lets it.
+type deafRunner struct {
+	start   chan string
+	release chan struct{}
+	emitted chan func(runtime.Event)
+}
+
+func (r *deafRunner) Run(ctx context.Context, t storage.Task, dev device.Device, emit func(runtime.Event), _ runtime.Person) runtime.Result {
+	r.start <- t.ID
+	<-r.release
+	call := tools.NewCall(tools.Tap, map[string]int{"element": 1})
+	rec := plan.StepRecord{Number: 1, Intent: "late", Call: call, Status: lifecycle.StepSucceeded}
+	emit(runtime.Event{Type: lifecycle.EventStepFinished, Step: 1, Call: &call, Record: &rec}) // after its task ended: must not be recorded
+	return runtime.Result{Status: lifecycle.Completed, Reason: "finished late"}
+}
+
+// A cancel, and the process's stop (serve's SIGTERM is Close), end a task
+// whose runner ignores its context within StopGrace: the cancel returns
+// the task cancelled, Close returns with the task interrupted, and what the
+// runner does when it finally returns is not recorded.
+func TestCancelAndStopEndADeafRunner(t *testing.T) {
+	r := &deafRunner{start: make(chan string, 2), release: make(chan struct{})}
+	defer close(r.release)
+	store := openStore(t)
+	var logs lockedBuffer
+	s := newService(t, store, r, func(c *Config) {
+		c.StopGrace = 100 * time.Millisecond
+		c.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	})
+	tk, err := s.Submit(t.Context(), Request{Goal: "g", Device: "sim", Planner: "rule"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-r.start
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	got, err := s.Cancel(ctx, tk.ID)
+	if err != nil || got.Status != lifecycle.Cancelled || got.Cause != lifecycle.CauseCancelled {
+		t.Fatalf("cancel of a deaf runner's task: %s (%s) %v, want cancelled", got.Status, got.Cause, err)
+	}
+	// Let the runner return now: its late step is not recorded, and the
+	// cancelled task stays cancelled.
+	r.release <- struct{}{}
+	time.Sleep(100 * time.Millisecond)
+	if steps, _ := store.Steps(t.Context(), tk.ID); len(steps) != 0 {
+		t.Errorf("%d steps recorded after the task ended", len(steps))
+	}
+	if !strings.Contains(logs.String(), "an event after the task's end is not recorded") {
+		t.Errorf("the late step was not refused by the recorder; log:\n%s", logs.String())
+	}
+	// The next task on the device runs; the process stops while it does.
+	tk2, err := s.Submit(t.Context(), Request{Goal: "g2", Device: "sim", Planner: "rule"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-r.start
+	if err := s.Close(ctx); err != nil {
+		t.Fatalf("close with a deaf runner: %v", err)
+	}
+	got2, err := store.Task(t.Context(), tk2.ID)
+	if err != nil || got2.Status != lifecycle.Interrupted {
+		t.Fatalf("second task after close: %s (%s) %v, want interrupted", got2.Status, got2.Cause, err)
+	}
+	r.release <- struct{}{}
+	time.Sleep(50 * time.Millisecond)
+	for _, id := range []string{tk.ID, tk2.ID} {
+		if steps, _ := store.Steps(t.Context(), id); len(steps) != 0 {
+			t.Errorf("task %s: %d steps recorded after it ended", id, len(steps))
+		}
+		if tk, _ := store.Task(t.Context(), id); tk.Status == lifecycle.Completed {
+			t.Errorf("task %s became completed when its runner returned late", id)
+		}
+	}
+}
+
+// lockedBuffer is a log destination written from many goroutines.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
