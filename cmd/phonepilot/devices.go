@@ -39,7 +39,9 @@ Drive one with --device adb:SERIAL, or --device adb when it is the only one.
 The simulated phone (--device sim) needs no adb and is not listed.
 
 The adb server is --adb-server, else $ADB_SERVER_SOCKET (tcp:HOST:PORT), else
-127.0.0.1:5037.`,
+127.0.0.1:5037. When none answers there and none was named, devices starts
+one with "adb start-server", as adb itself does, says so, and leaves it
+running for the next command (stop it with "adb kill-server").`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			addr, err := adbServerAddress(server)

@@ -161,5 +161,8 @@ func startADBServer(ctx context.Context, log *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("adb start-server: %w: %s", err, strings.TrimSpace(string(out)))
 	}
+	// As adb's own commands do, the server is left running for the next
+	// command: say so, and how to stop it.
+	log.Warn("started the adb server; it keeps running after phonepilot exits (stop it with: adb kill-server)", "adb", path)
 	return nil
 }
