@@ -96,7 +96,7 @@ func TestCreateTaskDefaults(t *testing.T) {
 	})
 	var task storage.Task
 	h.do("POST", "/v1/tasks", `{"goal":"  打开设置  "}`, &task)
-	if task.Goal != "打开设置" || task.Device != "sim" || task.Planner != "rule" || task.MaxSteps != 200 {
+	if task.Goal != "打开设置" || task.Device != "sim" || task.Planner != "rule" || task.MaxSteps != 30 {
 		t.Errorf("defaults: %+v", task)
 	}
 	var got storage.Task
@@ -790,5 +790,31 @@ func TestLifecycleVocabulary(t *testing.T) {
 	if !slices.Equal(sc["Status"].Enum, doc.Statuses) || !slices.Equal(sc["Cause"].Enum, append([]string{""}, doc.Causes...)) ||
 		!slices.Equal(sc["EventType"].Enum, doc.EventTypes) || !slices.Equal(sc["StepStatus"].Enum, doc.StepStatuses) {
 		t.Errorf("the OpenAPI enums differ from lifecycle's lists: %+v", sc)
+	}
+}
+
+// A server's default max_steps and the most a task may ask for are two
+// settings: with the default at 30 a task may still ask for 150 (it got
+// "must be 1..30"), never more than the ceiling, and a ceiling below the
+// default is refused.
+func TestMaxStepsDefaultAndCeilingAreSeparate(t *testing.T) {
+	h := newHarness(t, newFakeRunner(0), func(c *Config) { c.MaxSteps, c.MaxStepsCeiling = 30, 200 })
+	var got storage.Task
+	h.do("POST", "/v1/tasks", `{"goal":"open Settings"}`, &got)
+	if got.MaxSteps != 30 {
+		t.Errorf("no max_steps asked: %d, want the default 30", got.MaxSteps)
+	}
+	got = storage.Task{}
+	if resp := h.do("POST", "/v1/tasks", `{"goal":"open Settings","max_steps":150}`, &got); resp.StatusCode != http.StatusAccepted || got.MaxSteps != 150 {
+		t.Errorf("max_steps 150 under a ceiling of 200: %d, %d; want 202 and 150", resp.StatusCode, got.MaxSteps)
+	}
+	var e apiError
+	if resp := h.do("POST", "/v1/tasks", `{"goal":"open Settings","max_steps":201}`, &e); resp.StatusCode != http.StatusBadRequest || e.Error.Field != "max_steps" || !strings.Contains(e.Error.Message, "1..200") {
+		t.Errorf("max_steps 201: %d %+v; want 400 on max_steps, 1..200", resp.StatusCode, e)
+	}
+	c := Defaults()
+	c.MaxSteps, c.MaxStepsCeiling = 50, 40
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "ceiling") {
+		t.Errorf("ceiling 40 below default 50: %v; want refused", err)
 	}
 }

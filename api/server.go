@@ -75,8 +75,12 @@ type Config struct {
 	Planners []string
 	// DefaultDevice is used when a task names none.
 	DefaultDevice string
-	// MaxSteps caps a task's max_steps (and is its default when 0).
+	// MaxSteps is a task's max_steps when it asks for none.
 	MaxSteps int
+	// MaxStepsCeiling is the most max_steps a task may ask for (at least
+	// MaxSteps): a server's default can stay small while a client that
+	// needs more asks for it.
+	MaxStepsCeiling int
 	// MaxBodyBytes limits request bodies (413 beyond).
 	MaxBodyBytes int64
 	// MaxGoalRunes limits the goal's length.
@@ -89,12 +93,13 @@ type Config struct {
 // Defaults returns the configuration a server runs with unless told otherwise.
 func Defaults() Config {
 	return Config{
-		Planners:      []string{"rule", "ai"},
-		DefaultDevice: "sim",
-		MaxSteps:      200,
-		MaxBodyBytes:  64 << 10,
-		MaxGoalRunes:  2000,
-		Keepalive:     15 * time.Second,
+		Planners:        []string{"rule", "ai"},
+		DefaultDevice:   "sim",
+		MaxSteps:        30,
+		MaxStepsCeiling: 200,
+		MaxBodyBytes:    64 << 10,
+		MaxGoalRunes:    2000,
+		Keepalive:       15 * time.Second,
 	}
 }
 
@@ -107,6 +112,8 @@ func (c Config) Validate() error {
 		return errors.New("api: no default device")
 	case c.MaxSteps < 1:
 		return fmt.Errorf("api: max_steps must be at least 1, got %d", c.MaxSteps)
+	case c.MaxStepsCeiling < c.MaxSteps:
+		return fmt.Errorf("api: the max_steps ceiling (%d) is below the default max_steps (%d)", c.MaxStepsCeiling, c.MaxSteps)
 	case c.MaxBodyBytes < 256:
 		return fmt.Errorf("api: max_body_bytes must be at least 256, got %d", c.MaxBodyBytes)
 	case c.MaxGoalRunes < 1:

@@ -115,8 +115,8 @@ func (s *Server) createTask(w http.ResponseWriter, r *http.Request) error {
 	switch {
 	case req.MaxSteps == 0:
 		req.MaxSteps = s.cfg.MaxSteps
-	case req.MaxSteps < 0 || req.MaxSteps > s.cfg.MaxSteps:
-		return badField("max_steps", "must be 1..%d", s.cfg.MaxSteps)
+	case req.MaxSteps < 0 || req.MaxSteps > s.cfg.MaxStepsCeiling:
+		return badField("max_steps", "must be 1..%d", s.cfg.MaxStepsCeiling)
 	}
 	t, err := s.svc.Submit(r.Context(), task.Request{Goal: req.Goal, Device: req.Device, Planner: req.Planner, MaxSteps: req.MaxSteps, Labels: req.Labels})
 	if errors.Is(err, task.ErrUnroutable) {

@@ -76,6 +76,7 @@ import (
 //	token = ""                 # bearer token for the API (PHONEPILOT_TOKEN, --token)
 //	allowed_hosts   = []       # a reverse proxy's Host names (PHONEPILOT_ALLOWED_HOSTS, --allowed-hosts)
 //	allowed_origins = []       # its origins, https://name (PHONEPILOT_ALLOWED_ORIGINS, --allowed-origins)
+//	max_steps_ceiling = 200    # the most max_steps a task may ask for; [runtime] max_steps is the default (PHONEPILOT_MAX_STEPS_CEILING, --max-steps-ceiling)
 type appConfig struct {
 	// Device is the phone to drive: sim, adb or adb:SERIAL.
 	Device  string `toml:"device"`
@@ -167,6 +168,9 @@ type serveSection struct {
 	// and origins (api.DoorConfig); loopback names need none.
 	AllowedHosts   []string `toml:"allowed_hosts"`
 	AllowedOrigins []string `toml:"allowed_origins"`
+	// MaxStepsCeiling is the most max_steps a task may ask for through the
+	// API; [runtime] max_steps is the default (api.Config).
+	MaxStepsCeiling int `toml:"max_steps_ceiling"`
 }
 
 // door is the listeners' api.DoorConfig.
@@ -221,7 +225,7 @@ func defaultAppConfig() appConfig {
 		},
 		AI:    aiSection{Provider: defaultProvider, Vision: ad.Vision, ImageEdge: ai.DefaultImageEdge, MaxReasks: ad.MaxReasks, MaxTokens: ad.MaxTokens, Timeout: ad.Timeout},
 		Sim:   simSection{Locale: "en", Seed: 1},
-		Serve: serveSection{Addr: "127.0.0.1:8080"},
+		Serve: serveSection{Addr: "127.0.0.1:8080", MaxStepsCeiling: api.Defaults().MaxStepsCeiling},
 	}
 }
 
@@ -351,6 +355,7 @@ func (c *appConfig) settings() []setting {
 		{"PHONEPILOT_TOKEN", "token", &c.Serve.Token},
 		{"PHONEPILOT_ALLOWED_HOSTS", "allowed-hosts", &c.Serve.AllowedHosts},
 		{"PHONEPILOT_ALLOWED_ORIGINS", "allowed-origins", &c.Serve.AllowedOrigins},
+		{"PHONEPILOT_MAX_STEPS_CEILING", "max-steps-ceiling", &c.Serve.MaxStepsCeiling},
 	}
 }
 

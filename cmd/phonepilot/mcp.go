@@ -128,7 +128,7 @@ func runMCP(cmd *cobra.Command, o mcpOptions, ready mcpReady) error {
 		return exitWith(2, err)
 	}
 	acfg := api.Defaults()
-	acfg.Token, acfg.MaxSteps, acfg.Planners, acfg.DefaultDevice = cfg.Serve.Token, rc.MaxSteps, planners, cfg.Device
+	acfg.Token, acfg.MaxSteps, acfg.MaxStepsCeiling, acfg.Planners, acfg.DefaultDevice = cfg.Serve.Token, rc.MaxSteps, rc.MaxSteps, planners, cfg.Device
 	// Decisions need the approval key, which only the person is shown: the
 	// MCP client holds the bearer token (and may have a shell), so the
 	// token alone must not approve what its model asked for.

@@ -77,7 +77,8 @@ send Authorization: Bearer <token>.`,
 	f.String("db", "", dbFlagHelp)
 	f.String("token", "", "bearer token clients must send, at least 16 characters (required beyond loopback); env PHONEPILOT_TOKEN")
 	addPlannerFlags(f, "planner for tasks that name none")
-	f.Int("max-steps", runtime.Defaults().MaxSteps, "most steps a task may take (and the default)")
+	f.Int("max-steps", runtime.Defaults().MaxSteps, "steps a task may take when it asks for no max_steps")
+	f.Int("max-steps-ceiling", api.Defaults().MaxStepsCeiling, "the most max_steps a task may ask for (at least --max-steps)")
 	f.String("sim-locale", "en", "language of the in-process simulated phones: en or zh")
 	f.String("sim-profile", "", simProfileHelp("profile of the in-process simulated phones"))
 	f.Int64("sim-seed", 1, "seed of the simulated phones' randomness")
@@ -133,7 +134,10 @@ func runServe(cmd *cobra.Command, o serveOptions, ready serveReady) error {
 	if acfg.ApprovalKey, err = approvalKey(nil); err != nil {
 		return exitWith(2, err)
 	}
-	acfg.MaxSteps = rc.MaxSteps
+	acfg.MaxSteps, acfg.MaxStepsCeiling = rc.MaxSteps, cfg.Serve.MaxStepsCeiling
+	if err := acfg.Validate(); err != nil {
+		return exitWith(2, fmt.Errorf("--max-steps-ceiling: %w", err))
+	}
 	spec := cfg.plannerSpec()
 	acfg.Planners = []string{plannerName(spec.Name)}
 	for _, p := range plannerNames {
