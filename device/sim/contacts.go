@@ -47,7 +47,6 @@ func newContacts(p *Phone) *contactsApp {
 }
 
 func (a *contactsApp) pkg() string                 { return contactsPkg }
-func (a *contactsApp) labelKey() string            { return "app.contacts" }
 func (a *contactsApp) icon() (color.RGBA, string)  { return rgb(0x1a, 0x73, 0xe8), "person" }
 func (a *contactsApp) launchActivity() string      { return contactsList }
 func (a *contactsApp) background(c *ui) color.RGBA { return c.pal.bg }

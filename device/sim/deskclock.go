@@ -34,7 +34,6 @@ func newDeskClock(p *Phone) *deskClockApp {
 }
 
 func (a *deskClockApp) pkg() string                 { return deskClockPkg }
-func (a *deskClockApp) labelKey() string            { return "app.clock" }
 func (a *deskClockApp) icon() (color.RGBA, string)  { return rgb(0x18, 0x5a, 0xbc), "alarm" }
 func (a *deskClockApp) launchActivity() string      { return deskClockActivity }
 func (a *deskClockApp) activity() string            { return deskClockActivity }

@@ -274,7 +274,7 @@ func dialogRow(c *ui, y0, top, i int) (int, int, int, int) {
 
 func (p *Phone) appName(c *ui, pkg string) string {
 	if a := p.app(pkg); a != nil {
-		return c.t(a.labelKey())
+		return c.t(labelKey(a))
 	}
 	return pkg
 }

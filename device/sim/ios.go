@@ -145,7 +145,7 @@ func (p *Phone) iosFrontLocked() (bundle, name string) {
 	if a == nil {
 		return springBoardBundle, "SpringBoard"
 	}
-	return iosBundleOf(a.pkg()), p.t(a.labelKey())
+	return iosBundleOf(a.pkg()), p.t(labelKey(a))
 }
 
 const springBoardBundle = "com.apple.springboard"

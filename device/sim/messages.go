@@ -67,7 +67,6 @@ func newMessages(p *Phone) *messagesApp {
 }
 
 func (a *messagesApp) pkg() string                { return messagesPkg }
-func (a *messagesApp) labelKey() string           { return "app.messages" }
 func (a *messagesApp) icon() (color.RGBA, string) { return rgb(0x0b, 0x57, 0xd0), "chat" }
 func (a *messagesApp) launchActivity() string {
 	return "com.google.android.apps.messaging.ui.ConversationListActivity"

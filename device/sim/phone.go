@@ -244,16 +244,40 @@ func (p *Phone) t(key string) string {
 
 func (p *Phone) tf(key string, args ...any) string { return fmt.Sprintf(p.t(key), args...) }
 
-// installedApps are the simulated apps, in launcher order: the one list a
-// phone is built from and `pm clear` rebuilds an app from. Adding an app
-// means adding its constructor here.
-var installedApps = []func(*Phone) app{
-	func(p *Phone) app { return newTaobao(p) },
-	func(p *Phone) app { return newSettings(p) },
-	func(p *Phone) app { return newContacts(p) },
-	func(p *Phone) app { return newMessages(p) },
-	func(p *Phone) app { return newDeskClock(p) },
+// simApp registers a simulated app: its package, its key (the state
+// JSON's field for its state; "app.KEY" is its label in i18n.go), its
+// version as `dumpsys package` prints it, and its constructor.
+type simApp struct {
+	pkg, key string
+	version  appVersion
+	new      func(*Phone) app
 }
+
+// installedApps are the simulated apps, in launcher order: the one list a
+// phone is built from, `pm clear` rebuilds an app from, the state JSON
+// names and dumpsys versions. Adding an app means its file and one line
+// here (and its label in i18n.go); TestInstalledAppsAreWhole checks it.
+var installedApps = []simApp{
+	{taobaoPkg, "taobao", appVersion{"10.40.10", 1040100}, func(p *Phone) app { return newTaobao(p) }},
+	{settingsPkg, "settings", appVersion{"14", 34}, func(p *Phone) app { return newSettings(p) }},
+	{contactsPkg, "contacts", appVersion{"14", 34}, func(p *Phone) app { return newContacts(p) }},
+	{messagesPkg, "messages", appVersion{"messages.android_20240520_00_RC00.phone_dynamic", 241750094}, func(p *Phone) app { return newMessages(p) }},
+	{deskClockPkg, "clock", appVersion{"7.8 (617513244)", 708000100}, func(p *Phone) app { return newDeskClock(p) }},
+}
+
+// registered is the registration of the installed app with package pkg
+// (zero when there is none).
+func registered(pkg string) simApp {
+	for _, sa := range installedApps {
+		if sa.pkg == pkg {
+			return sa
+		}
+	}
+	return simApp{}
+}
+
+// labelKey is the i18n key of an app's label.
+func labelKey(a app) string { return "app." + registered(a.pkg()).key }
 
 // app looks an installed app up by package name.
 func (p *Phone) app(pkg string) app {
@@ -273,7 +297,7 @@ func (p *Phone) resolveApp(name string) app {
 		if a.pkg() == name {
 			return a
 		}
-		v := strings2[a.labelKey()]
+		v := strings2[labelKey(a)]
 		if strings.EqualFold(name, v[0]) || name == v[1] {
 			return a
 		}
@@ -590,7 +614,7 @@ func (p *Phone) launchLocked(name string) error {
 func (p *Phone) installed() []apps.Installed {
 	out := make([]apps.Installed, 0, len(p.apps))
 	for _, a := range p.apps {
-		v := strings2[a.labelKey()]
+		v := strings2[labelKey(a)]
 		first, other := v[0], v[1]
 		if p.zh() {
 			first, other = other, first

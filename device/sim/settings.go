@@ -37,7 +37,6 @@ func newSettings(p *Phone) *settingsApp {
 }
 
 func (s *settingsApp) pkg() string                 { return settingsPkg }
-func (s *settingsApp) labelKey() string            { return "app.settings" }
 func (s *settingsApp) icon() (color.RGBA, string)  { return rgb(0x5f, 0x63, 0x68), "gear" }
 func (s *settingsApp) launchActivity() string      { return "com.android.settings.Settings" }
 func (s *settingsApp) background(c *ui) color.RGBA { return c.pal.bg }

@@ -86,11 +86,10 @@ func (s Start) Validate() error {
 func appFor(name string) func(*Phone) app {
 	name = strings.TrimSpace(name)
 	probe := &Phone{}
-	for _, newApp := range installedApps {
-		a := newApp(probe)
-		v := strings2[a.labelKey()]
-		if a.pkg() == name || strings.EqualFold(name, v[0]) || name == v[1] {
-			return newApp
+	for _, sa := range installedApps {
+		v := strings2[labelKey(sa.new(probe))]
+		if sa.pkg == name || strings.EqualFold(name, v[0]) || name == v[1] {
+			return sa.new
 		}
 	}
 	return nil
@@ -110,8 +109,8 @@ func (s Start) installed(pkg string) bool {
 // buildApps makes the apps the Start leaves installed, in launcher order.
 func (p *Phone) buildApps() {
 	p.apps = p.apps[:0]
-	for _, newApp := range installedApps {
-		a := newApp(p)
+	for _, sa := range installedApps {
+		a := sa.new(p)
 		if p.cfg.Start.installed(a.pkg()) {
 			p.apps = append(p.apps, a)
 		}

@@ -32,9 +32,8 @@ func (p *Phone) State() ([]byte, error) {
 		installed = append(installed, a.pkg())
 	}
 	st["installed"] = nonNil(installed)
-	names := map[string]string{taobaoPkg: "taobao", settingsPkg: "settings", contactsPkg: "contacts", messagesPkg: "messages", deskClockPkg: "clock"}
 	for _, a := range p.apps {
-		st[names[a.pkg()]] = a.state()
+		st[registered(a.pkg()).key] = a.state()
 	}
 	return json.Marshal(st)
 }

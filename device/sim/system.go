@@ -10,7 +10,6 @@ import (
 // stack) and build their screen's tree on demand.
 type app interface {
 	pkg() string
-	labelKey() string
 	icon() (color.RGBA, string)
 	launchActivity() string
 	activity() string // the activity in front, fully qualified
@@ -209,7 +208,7 @@ func (p *Phone) launcherScreen(c *ui) []*node {
 		x := col*cw + (cw-g.u(216))/2
 		y := top + row*g.u(300)
 		ac, gl := a.icon()
-		name := c.t(a.labelKey())
+		name := c.t(labelKey(a))
 		icons = append(icons, &node{class: "android.widget.TextView", text: name, desc: name,
 			r: rect(x, y, x+g.u(216), y+g.u(261)), clickable: true, longClickable: true, focusable: true,
 			tap: func() { p.launch(a) }, longPress: func() {},
@@ -248,7 +247,7 @@ func (p *Phone) recentsScreen(c *ui) []*node {
 		a := p.app(pkg)
 		top := g.statusH + g.u(120) + i*g.u(640)
 		ac, gl := a.icon()
-		name := c.t(a.labelKey())
+		name := c.t(labelKey(a))
 		cards = append(cards, &node{class: "android.widget.FrameLayout", id: "com.google.android.apps.nexuslauncher:id/snapshot",
 			desc: name, r: rect(x, top, x+cw, top+g.u(600)), clickable: true, focusable: true,
 			tap: func() { p.launch(a) }, look: look{bg: c.pal.surface, radius: g.u(40), snapshot: func() *node {
@@ -347,7 +346,7 @@ func (p *Phone) permissionWindow(c *ui) *node {
 	g := c.g
 	name := c.p.t("app.taobao")
 	if a := p.app(p.popup.pkg); a != nil {
-		name = c.t(a.labelKey())
+		name = c.t(labelKey(a))
 	}
 	// Which permission: the realism profiles ask for notifications only;
 	// the hostile profile for one of hostilePermissions. Location and

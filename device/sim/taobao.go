@@ -110,7 +110,6 @@ func newTaobao(p *Phone) *taobaoApp {
 }
 
 func (t *taobaoApp) pkg() string                 { return taobaoPkg }
-func (t *taobaoApp) labelKey() string            { return "app.taobao" }
 func (t *taobaoApp) icon() (color.RGBA, string)  { return taobaoOrange, "淘" }
 func (t *taobaoApp) launchActivity() string      { return tbWelcome }
 func (t *taobaoApp) background(c *ui) color.RGBA { return taobaoBg }

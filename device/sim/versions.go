@@ -17,14 +17,10 @@ type appVersion struct {
 	code int64
 }
 
-// versions are the simulated packages' versions: a Taobao of late 2024 and
-// the Android 14 system apps of a Pixel image (docs/sim.md).
+// versions are the simulated system packages' versions, of an Android 14
+// Pixel image (docs/sim.md); the apps' (a Taobao of late 2024, the Pixel's
+// own apps) are in their registration (installedApps).
 var versions = map[string]appVersion{
-	taobaoPkg:                              {"10.40.10", 1040100},
-	settingsPkg:                            {"14", 34},
-	contactsPkg:                            {"14", 34},
-	messagesPkg:                            {"messages.android_20240520_00_RC00.phone_dynamic", 241750094},
-	deskClockPkg:                           {"7.8 (617513244)", 708000100},
 	launcherPkg:                            {"14", 34},
 	systemUIPkg:                            {"14", 34},
 	permissionPkg:                          {"34 system image", 340010000},
@@ -54,6 +50,9 @@ func (p *Phone) versionLocked(pkg string) (appVersion, bool) {
 	}
 	if pkg == taobaoPkg && p.cfg.Layout == LayoutChanged {
 		return changedTaobao, true
+	}
+	if sa := registered(pkg); sa.pkg != "" {
+		return sa.version, true
 	}
 	v, ok := versions[pkg]
 	return v, ok
