@@ -179,10 +179,12 @@ func TestDirectActionsReadNoMoreThanTheyNeed(t *testing.T) {
 		t.Errorf("press_key home on the home screen is not done at once: %s", out)
 	}
 	reads := phone.Dumps() - before
-	// The settle after the key reads the screen; nothing reads it before,
-	// and no attempt is repeated.
-	if reads > 2 {
-		t.Errorf("press_key home on the home screen read the screen %d times, want at most 2", reads)
+	// The settle after the key reads the screen once: the effect was
+	// there before the press, so there is no change to wait for with a
+	// second read (a dump is 0.9–3.2 s on a phone). Nothing reads it
+	// before, and no attempt is repeated.
+	if reads > 1 {
+		t.Errorf("press_key home on the home screen read the screen %d times, want 1", reads)
 	}
 	t.Logf("press_key home on home: %d reads: %s", reads, out)
 }

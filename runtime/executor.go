@@ -244,10 +244,13 @@ func (e *executor) execute(ctx context.Context, number int, ps plan.PlannedStep,
 		}
 
 		actedAt := e.clock.Now()
+		// A press whose effect was there before it (home on the home
+		// screen) has nothing to wait for.
+		already := tool.Press() && tool.TookEffect(call, e.outcome(actScene, actScene))
 		after, err := e.settle(ctx, cur, func(sc *scene.Scene) bool {
 			met, _ := e.check(ps, call, base, sc)
 			return met
-		})
+		}, already)
 		if err != nil {
 			return e.abort(rec, start, actedOn, err)
 		}

@@ -39,7 +39,12 @@ import (
 // A read that fails the way an animating screen does (perception.Retryable)
 // breaks the chain of equal reads. A cancelled ctx or a disconnected device
 // ends settle with that error; another failure falls back to observe.
-func (e *executor) settle(ctx context.Context, pre *scene.Scene, shows func(*scene.Scene) bool) (*scene.Scene, error) {
+//
+// already says the action's effect was on the screen before it acted (home
+// on the home screen): then the first read that shows it is the outcome,
+// unchanged as it is, with no second read to wait for a change that will
+// not come (issue 25).
+func (e *executor) settle(ctx context.Context, pre *scene.Scene, shows func(*scene.Scene) bool, already bool) (*scene.Scene, error) {
 	e.firstSeen = time.Time{}
 	if e.cfg.FixedDelay > 0 {
 		if err := e.clock.Sleep(ctx, e.cfg.FixedDelay); err != nil {
@@ -87,7 +92,7 @@ func (e *executor) settle(ctx context.Context, pre *scene.Scene, shows func(*sce
 				if drawing(sc) && now.Sub(since) < e.effectWindow() {
 					busy = true
 				}
-				if fp != preFP && !busy && shows != nil && shows(sc) {
+				if (fp != preFP || already) && !busy && shows != nil && shows(sc) {
 					out = sc
 					return true, nil
 				}

@@ -70,7 +70,7 @@ func (e *executor) restoreStray(ctx context.Context, was scene.Element, idx int,
 			el, ok := sc.Element(idx)
 			return ok && el.Editable && el.Bounds == was.Bounds && el.ResourceID == was.ResourceID && sameText(fieldContent(el), old)
 		}
-		sc, err := e.settle(ctx, cur, holds)
+		sc, err := e.settle(ctx, cur, holds, false)
 		if err != nil {
 			return cur, what, false, err
 		}

@@ -163,7 +163,7 @@ const tsClientDir = "../../mcpserver/testdata/tsclient"
 // tsClient installs the client from its lock file (internal/npmtest).
 func tsClient(t *testing.T) string {
 	t.Helper()
-	return npmtest.Dir(t, "tsclient", tsClientDir, []string{"package.json", "package-lock.json", "client.mjs"}, "@modelcontextprotocol/sdk")
+	return npmtest.Dir(t, "tsclient", tsClientDir, []string{"package.json", "package-lock.json", "client.mjs", "bench.mjs"}, "@modelcontextprotocol/sdk")
 }
 
 type tsSummary struct {

@@ -67,9 +67,9 @@ func BenchmarkScreenshot(b *testing.B) {
 				b.ResetTimer()
 				for b.Loop() {
 					if fresh {
-						p.mu.Lock()
-						p.shot = lastShot{}
-						p.mu.Unlock()
+						shots.mu.Lock()
+						shots.kept = nil
+						shots.mu.Unlock()
 					}
 					if _, err := d.Capture(ctx); err != nil {
 						b.Fatal(err)

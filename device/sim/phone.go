@@ -149,7 +149,6 @@ type Phone struct {
 	codeSeq   int     // verification codes sent (Taobao's login)
 	granted   []grant // permissions granted, in order
 	hostile   hostileState
-	shot      lastShot    // the last rendering, reused while the screen is unchanged
 	helpers   helperState // phonepilot's helper processes (helper.go); not reset
 }
 

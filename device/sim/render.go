@@ -124,21 +124,22 @@ func (p *Phone) drawLocked() *image.RGBA {
 // modify what it returns.
 func (p *Phone) renderLocked(wantPNG bool) (*image.RGBA, []byte) {
 	ws := p.windowsAt(p.now(), false)
-	key, cacheable := renderKey(ws)
-	if cacheable && p.shot.img != nil && key == p.shot.key {
-		if wantPNG && p.shot.png == nil {
-			p.shot.png = encodePNG(p.shot.img)
+	key, cacheable := renderKey(p.g, ws)
+	if cacheable {
+		if s := keptShot(key); s != nil {
+			if wantPNG {
+				return s.img, s.pngOf()
+			}
+			return s.img, nil
 		}
-		return p.shot.img, p.shot.png
 	}
 	img := p.paint(ws)
 	var png []byte
 	if wantPNG {
 		png = encodePNG(img)
 	}
-	p.shot = lastShot{}
 	if cacheable {
-		p.shot = lastShot{key: key, img: img, png: png}
+		keepShot(&lastShot{key: key, img: img, png: png})
 	}
 	return img, png
 }

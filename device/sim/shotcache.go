@@ -5,20 +5,73 @@ import (
 	"fmt"
 	"hash"
 	"image"
+	"slices"
+	"sync"
 )
 
-// lastShot is the most recent rendering and the key of what it drew.
+// lastShot is a rendering and the key of what it drew.
 type lastShot struct {
 	key [sha256.Size]byte
 	img *image.RGBA
 	png []byte // nil until a PNG is asked for
 }
 
+// keptShots is how many renderings the process keeps. A 1080×2400 frame is
+// 10 MB: one kept per phone held 200 MB for `serve` with 20 phones (issue
+// 25), while phones showing the same screen draw the same pixels. So the
+// renderings are kept once for all phones, the latest few.
+const keptShots = 4
+
+// shots are the renderings kept, the most recently used first.
+var shots struct {
+	mu   sync.Mutex
+	kept []*lastShot
+}
+
+// keptShot is the kept rendering of key, or nil.
+func keptShot(key [sha256.Size]byte) *lastShot {
+	shots.mu.Lock()
+	defer shots.mu.Unlock()
+	for i, s := range shots.kept {
+		if s.key == key {
+			shots.kept = slices.Insert(slices.Delete(shots.kept, i, i+1), 0, s)
+			return s
+		}
+	}
+	return nil
+}
+
+// keepShot keeps s, dropping the least recently used beyond keptShots.
+func keepShot(s *lastShot) {
+	shots.mu.Lock()
+	defer shots.mu.Unlock()
+	shots.kept = slices.Insert(shots.kept, 0, s)
+	if len(shots.kept) > keptShots {
+		shots.kept[keptShots] = nil
+		shots.kept = shots.kept[:keptShots]
+	}
+}
+
+// pngOf is s encoded as PNG, encoded once.
+func (s *lastShot) pngOf() []byte {
+	shots.mu.Lock()
+	png := s.png
+	shots.mu.Unlock()
+	if png == nil {
+		png = encodePNG(s.img)
+		shots.mu.Lock()
+		s.png = png
+		shots.mu.Unlock()
+	}
+	return png
+}
+
 // renderKey hashes everything the renderer reads from the windows: each
 // node's attributes, bounds and look. Trees with a recents snapshot (drawn
 // from a closure) are not cacheable.
-func renderKey(ws []*node) (key [sha256.Size]byte, ok bool) {
+func renderKey(g geo, ws []*node) (key [sha256.Size]byte, ok bool) {
 	h := sha256.New()
+	fmt.Fprintf(h, "%d×%d@%v|", g.W, g.H, g.scale)
 	for _, w := range ws {
 		if !hashNode(h, w) {
 			return key, false

@@ -48,6 +48,7 @@ type Planner struct {
 
 	shotMu sync.Mutex
 	shot   *besideShot // the screenshot taken beside the latest screen read
+	taking bool        // a capture beside a read is running
 }
 
 var _ plan.Planner = (*Planner)(nil)

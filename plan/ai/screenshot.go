@@ -3,6 +3,7 @@ package ai
 import (
 	"context"
 	"errors"
+	goruntime "runtime"
 
 	"phonepilot/perception/frame"
 	"phonepilot/perception/shot"
@@ -29,6 +30,13 @@ const DefaultImageEdge = 1024
 // Image is an encoded picture for the model (perception/shot's).
 type Image = shot.Image
 
+// frameSlots bounds the full-size frames the process holds at once: a raw
+// 1080×2400 frame is 10 MB until it is fitted, and `serve` with 20 phones
+// capturing together held hundreds of them (issue 25: 2.87 GiB). A capture
+// and its fitting take a slot; the rest wait their turn (the fitting is
+// CPU-bound, so more at once would not finish sooner).
+var frameSlots = make(chan struct{}, max(4, goruntime.GOMAXPROCS(0)))
+
 // screenshot asks the Camera for the current frame and prepares it for the
 // model. It never fails the decision: when no image can be had it returns
 // nil and the reason, and the planner plans from the Scene alone.
@@ -38,6 +46,12 @@ func (p *Planner) screenshot(ctx context.Context) (*Image, string) {
 	}
 	if p.cfg.Camera == nil {
 		return nil, "no camera configured"
+	}
+	select {
+	case frameSlots <- struct{}{}:
+		defer func() { <-frameSlots }()
+	case <-ctx.Done():
+		return nil, "capture failed: " + ctx.Err().Error()
 	}
 	f, err := p.cfg.Camera.Capture(ctx)
 	switch {
@@ -74,10 +88,23 @@ func (p *Planner) BesideRead(ctx context.Context) func(*scene.Scene) {
 	if !p.cfg.Vision || p.cfg.Camera == nil {
 		return nil
 	}
+	p.shotMu.Lock()
+	if p.taking {
+		// The last read's capture is still running (reads back to back
+		// while the screen settles): one at a time. A Scene read without
+		// one is captured when it is planned on.
+		p.shotMu.Unlock()
+		return nil
+	}
+	p.taking = true
+	p.shotMu.Unlock()
 	s := &besideShot{ready: make(chan struct{})}
 	go func() {
 		defer close(s.ready)
 		s.img, s.why = p.screenshot(ctx)
+		p.shotMu.Lock()
+		p.taking = false
+		p.shotMu.Unlock()
 	}()
 	return func(sc *scene.Scene) {
 		if sc == nil {
