@@ -25,11 +25,13 @@ import (
 	"phonepilot/device/fake"
 	"phonepilot/internal/testlog"
 	"phonepilot/lifecycle"
+	"phonepilot/plan"
 	"phonepilot/runtime"
 	"phonepilot/scene"
 	"phonepilot/storage"
 	"phonepilot/storage/postgres"
 	"phonepilot/task"
+	"phonepilot/tools"
 )
 
 func TestQueueName(t *testing.T) {
@@ -876,4 +878,107 @@ func TestRunningTaskWithoutItsLeaseIsStopped(t *testing.T) {
 	if !strings.Contains(got.Reason, "lease") {
 		t.Errorf("the stopped task's reason %q does not say it lost its lease", got.Reason)
 	}
+}
+
+// finisher runs a task to its end once released: one step on the phone,
+// then completed. It does not look at its context: what it did on the
+// phone is done.
+type finisher struct {
+	started atomic.Int32
+	release chan struct{}
+}
+
+func (f *finisher) Run(ctx context.Context, t storage.Task, _ device.Device, emit func(runtime.Event), _ runtime.Person) runtime.Result {
+	f.started.Add(1)
+	<-f.release
+	call := tools.NewCall(tools.Tap, map[string]int{"element": 1})
+	rec := plan.StepRecord{Number: 1, Intent: "tap Pay", Call: call, Status: lifecycle.StepSucceeded,
+		Attempts: []plan.Attempt{{Number: 1, Result: "tapped"}}}
+	emit(runtime.Event{Type: lifecycle.EventStepFinished, Step: 1, Call: &call, Record: &rec})
+	return runtime.Result{Status: lifecycle.Completed, Reason: "done"}
+}
+
+// The storage outage: ten tasks on ten phones of one worker finish
+// every step while PostgreSQL is out of the worker's reach for longer than
+// its lease; meanwhile the farm (a front that still reaches the database)
+// reaps the lapsed leases and marks the ten interrupted. When the database
+// is back the worker's records are written, and its final write wins: the
+// ten end completed, each with its step, and their last status event says
+// completed.
+func TestStorageOutageKeepsFinishedTasksCompleted(t *testing.T) {
+	e := newEnv(t)
+	front, _ := e.front()
+	u, _ := url.Parse(e.dsn)
+	p := newProxy(t, u.Host)
+	u.Host = p.ln.Addr().String()
+	cut := connect(t, u.String()) // the worker's view of the database, through the proxy
+	run := &finisher{release: make(chan struct{})}
+	var offers []Offer
+	for i := range 10 {
+		offers = append(offers, Offer{Name: fmt.Sprintf("sim:%d", i)})
+	}
+	cut.worker("a", &fakeDevices{offers: offers}, run, nil)
+	var ids []string
+	for _, o := range offers {
+		tk, err := front.Submit(e.ctx, task.Request{Goal: "buy", Device: o.Name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, tk.ID)
+	}
+	for _, id := range ids {
+		e.waitTask(id, 20*time.Second, func(t storage.Task) bool { return t.Status == lifecycle.Running })
+	}
+	for run.started.Load() < 10 {
+		time.Sleep(10 * time.Millisecond)
+	}
+	p.setCut(true)
+	close(run.release) // every task finishes its steps on the phone, the database away
+	for _, id := range ids {
+		got := e.waitTask(id, 20*time.Second, final)
+		if got.Status != lifecycle.Interrupted {
+			t.Fatalf("while the worker was cut off, task %s became %s (%s); the outage did not outlast the lease", id, got.Status, got.Reason)
+		}
+	}
+	// The reaper's status events are written too before the database is
+	// back (the outage outlasts the whole reap).
+	for _, id := range ids {
+		for deadline := time.Now().Add(10 * time.Second); lastStatus(t, e, id) != lifecycle.Interrupted; time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("task %s: no interrupted status event", id)
+			}
+		}
+	}
+	p.setCut(false)
+	for _, id := range ids {
+		got := e.waitTask(id, 30*time.Second, func(t storage.Task) bool { return t.Status != lifecycle.Interrupted })
+		if got.Status != lifecycle.Completed || got.Cause != lifecycle.CauseNone {
+			t.Errorf("task %s after the outage: %s/%s (%s), want completed", id, got.Status, got.Cause, got.Reason)
+		}
+		if steps, err := e.store.Steps(e.ctx, id); err != nil || len(steps) != 1 {
+			t.Errorf("task %s: %d steps recorded (%v), want its one step", id, len(steps), err)
+		}
+		for deadline := time.Now().Add(10 * time.Second); lastStatus(t, e, id) != lifecycle.Completed; time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Errorf("task %s: last status event %s, want completed", id, lastStatus(t, e, id))
+				break
+			}
+		}
+	}
+}
+
+// lastStatus is the status of a task's last status event.
+func lastStatus(t *testing.T, e *env, id string) lifecycle.Status {
+	t.Helper()
+	evs, err := e.store.Events(e.ctx, id, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last task.StatusData
+	for _, ev := range evs {
+		if ev.Type == lifecycle.EventStatus {
+			_ = json.Unmarshal(ev.Data, &last)
+		}
+	}
+	return last.Status
 }

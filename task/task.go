@@ -717,6 +717,8 @@ func (s *Service) runOne(e *entry, open opener) (storage.Task, runtime.Result, e
 	s.log.Info("task started", "task", e.id, "device", task.Device)
 
 	res, info := s.run(runCtx, task, open, rec)
+	// The runner ended on its own: nothing cancelled or stopped it.
+	ranToItsEnd := context.Cause(runCtx) == nil
 
 	status, cause, reason := res.Status, res.Cause, res.Reason
 	s.mu.Lock()
@@ -754,7 +756,16 @@ func (s *Service) runOne(e *entry, open opener) (storage.Task, runtime.Result, e
 			s.log.Warn("task config: the device's info is not recorded", "task", e.id, "err", err)
 		}
 	}
-	rec.finish(storage.Change{From: lifecycle.ActiveStatuses(), To: status, Cause: cause, Reason: reason,
+	// A task that ran to its end here may have been marked interrupted
+	// meanwhile by a farm whose database was away while it finished (its
+	// lease lapsed, and a reaper ended it): this process's end is the true
+	// one and wins while the task is still this process's (IfOwner; a task
+	// another worker took over is not).
+	from := lifecycle.ActiveStatuses()
+	if ranToItsEnd {
+		from = append(from, lifecycle.Interrupted)
+	}
+	rec.finish(storage.Change{From: from, To: status, Cause: cause, Reason: reason,
 		At: end, Usage: res.Usage, FinalScene: final.FinalScene, Config: newConfig})
 	rec.event(statusEvent(e.id, status, cause, reason, end))
 	// Normally the end is written in milliseconds and the device goes to
