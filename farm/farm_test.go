@@ -297,6 +297,34 @@ func TestLeaseKeepsTwoWorkersOffOnePhone(t *testing.T) {
 
 // waitRegistered waits until the farm lists the named devices (a worker
 // registers its devices when it starts, after e.worker returned).
+// until waits for cond, checked every 20 ms, for at most 10 s.
+func (e *env) until(what string, cond func() bool) {
+	e.t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			e.t.Fatalf("waited 10 s for %s", what)
+		}
+	}
+}
+
+// waitBeats waits until the worker named has said it is alive n more
+// times (its heartbeat row moved n times).
+func (e *env) waitBeats(name string, n int) {
+	e.t.Helper()
+	var last time.Time
+	seen := -1
+	e.until(fmt.Sprintf("%d heartbeats of worker %s", n, name), func() bool {
+		var hb time.Time
+		if err := e.pool.QueryRow(e.ctx, "SELECT heartbeat FROM farm_workers WHERE name = $1", name).Scan(&hb); err != nil {
+			return false
+		}
+		if !hb.Equal(last) {
+			seen, last = seen+1, hb
+		}
+		return seen >= n
+	})
+}
+
 func (e *env) waitRegistered(names ...string) {
 	e.t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
@@ -383,14 +411,27 @@ func TestAnyDeviceWaitsForAnOfflineMatch(t *testing.T) {
 	}
 	w := e.worker("a", ja(), run, nil)
 	e.waitRegistered("sim:ja")
-	w.stop() // its devices go offline
+	e.waitBeats("a", 1) // running: River started, the beats begun
+	w.stop()            // its devices go offline
 	tk, err := front.Submit(e.ctx, task.Request{Goal: "g", Device: AnyDevice, Labels: map[string]string{"locale": "ja"}})
 	if err != nil {
 		t.Fatalf("a task whose labels an offline device has: %v, want it accepted", err)
 	}
-	time.Sleep(300 * time.Millisecond) // a few heartbeats of no worker: it must still wait
+	// Another worker, whose device lacks the label, looks at the shared
+	// queue (it takes a later task that it matches) and beats twice (its
+	// reaper runs in each beat): the ja task still waits.
+	e.worker("b", &fakeDevices{offers: []Offer{{Name: "sim:en", Labels: map[string]string{"locale": "en"}}}}, run, nil)
+	e.waitRegistered("sim:en")
+	later, err := front.Submit(e.ctx, task.Request{Goal: "g", Device: AnyDevice, Labels: map[string]string{"locale": "en"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := e.waitTask(later.ID, 10*time.Second, final); got.Status != lifecycle.Completed || got.Device != "sim:en" {
+		t.Fatalf("the later en task is %s on %s (%s), want completed on sim:en", got.Status, got.Device, got.Reason)
+	}
+	e.waitBeats("b", 2)
 	if got, _ := e.store.Task(e.ctx, tk.ID); got.Status != lifecycle.Queued {
-		t.Fatalf("with its only device offline the task is %s (%s), want queued", got.Status, got.Reason)
+		t.Fatalf("with its only device offline the task is %s on %s (%s), want queued", got.Status, got.Device, got.Reason)
 	}
 	e.worker("a", ja(), run, nil)
 	if got := e.waitTask(tk.ID, 10*time.Second, final); got.Status != lifecycle.Completed || got.Device != "sim:ja" {
@@ -474,6 +515,14 @@ type proxy struct {
 	mu     sync.Mutex
 	cut    bool
 	conns  []net.Conn
+	// refused counts the connections refused while cut.
+	refused int
+}
+
+func (p *proxy) refusals() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.refused
 }
 
 func newProxy(t *testing.T, target string) *proxy {
@@ -491,6 +540,7 @@ func newProxy(t *testing.T, target string) *proxy {
 			}
 			p.mu.Lock()
 			if p.cut {
+				p.refused++
 				p.mu.Unlock()
 				c.Close()
 				continue
@@ -558,7 +608,10 @@ func TestWorkerLosesTheDatabase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(500 * time.Millisecond)
+	// The cut-off worker tries the database (its heartbeats, River's
+	// fetches) three times after the task came, refused each time.
+	from := p.refusals()
+	e.until("the cut-off worker to try the database three more times", func() bool { return p.refusals() >= from+3 })
 	if tk, _ := e.store.Task(e.ctx, waitingTask.ID); tk.Status != lifecycle.Queued {
 		t.Errorf("a task started while its worker had no database: %s", tk.Status)
 	}
@@ -642,7 +695,13 @@ func TestHotPlug(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(400 * time.Millisecond)
+	// The worker fetches the task's job and puts it off (snoozed) while
+	// its phone is away.
+	e.until("the worker to look at the task's job", func() bool {
+		var looked bool
+		err := e.pool.QueryRow(e.ctx, "SELECT attempted_at IS NOT NULL AND state <> 'running' FROM river_job WHERE args->>'task_id' = $1", late.ID).Scan(&looked)
+		return err == nil && looked
+	})
 	if got, _ := e.store.Task(e.ctx, late.ID); got.Status != lifecycle.Queued {
 		t.Errorf("task for an unplugged phone: %s (%s)", got.Status, got.Reason)
 	}
