@@ -339,76 +339,60 @@ func plannerName(p string) string {
 	return p
 }
 
-// resultDoc is the --json output: one document per run.
+// resultDoc is the --json output: one document per run. Its units and
+// empties are the API's (docs/api.md, "Units"): times as integer
+// nanoseconds named *_ns, a cause left out while there is none.
 type resultDoc struct {
 	ID          string           `json:"id,omitempty"` // the recorded task (none with --no-record)
 	Goal        string           `json:"goal"`
 	Device      string           `json:"device"`
 	Planner     string           `json:"planner"`
 	Status      lifecycle.Status `json:"status"`
-	Cause       lifecycle.Cause  `json:"cause"`
+	Cause       lifecycle.Cause  `json:"cause,omitempty"`
 	Reason      string           `json:"reason,omitempty"`
 	Steps       []stepDoc        `json:"steps"`
-	Usage       usageDoc         `json:"usage"`
+	Usage       plan.Usage       `json:"usage"`
 	Started     time.Time        `json:"started"`
-	DurationMS  int64            `json:"duration_ms"`
+	Duration    time.Duration    `json:"duration_ns"`
 	DeviceState json.RawMessage  `json:"device_state,omitempty"`
 	// HealedFlow is where `flow run --heal` wrote the healed flow.
 	HealedFlow string `json:"healed_flow,omitempty"`
 }
 
 type stepDoc struct {
-	Number     int                  `json:"number"`
-	Intent     string               `json:"intent"`
-	Tool       string               `json:"tool"`
-	Args       json.RawMessage      `json:"args,omitempty"`
-	Status     lifecycle.StepStatus `json:"status"`
-	Reason     string               `json:"reason,omitempty"`
-	Changed    bool                 `json:"changed"`
-	Attempts   []attemptDoc         `json:"attempts"`
-	DurationMS int64                `json:"duration_ms"`
-	Usage      *usageDoc            `json:"usage,omitempty"`
+	Number   int                  `json:"number"`
+	Intent   string               `json:"intent"`
+	Tool     string               `json:"tool"`
+	Args     json.RawMessage      `json:"args,omitempty"`
+	Status   lifecycle.StepStatus `json:"status"`
+	Reason   string               `json:"reason,omitempty"`
+	Changed  bool                 `json:"changed"`
+	Attempts []attemptDoc         `json:"attempts"`
+	Duration time.Duration        `json:"duration_ns"`
+	Usage    *plan.Usage          `json:"usage,omitempty"`
 }
 
 type attemptDoc struct {
-	Number     int    `json:"number"`
-	Result     string `json:"result"`
-	Changed    bool   `json:"changed"`
-	DurationMS int64  `json:"duration_ms"`
-}
-
-// usageDoc is plan.Usage as --json shows it: input_tokens counts every
-// input token, cache_read_tokens and cache_write_tokens the parts of it the
-// provider read from and wrote to its prompt cache; estimated is set when
-// phonepilot counted the figures itself (the server reported none).
-type usageDoc struct {
-	InputTokens      int64 `json:"input_tokens"`
-	CacheReadTokens  int64 `json:"cache_read_tokens"`
-	CacheWriteTokens int64 `json:"cache_write_tokens"`
-	OutputTokens     int64 `json:"output_tokens"`
-	LatencyMS        int64 `json:"latency_ms"`
-	Estimated        bool  `json:"estimated,omitempty"`
-}
-
-func usageOf(u plan.Usage) usageDoc {
-	return usageDoc{InputTokens: u.InputTokens, CacheReadTokens: u.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens,
-		OutputTokens: u.OutputTokens, LatencyMS: u.Latency.Milliseconds(), Estimated: u.Estimated}
+	Number   int           `json:"number"`
+	Result   string        `json:"result"`
+	Changed  bool          `json:"changed"`
+	Duration time.Duration `json:"duration_ns"`
 }
 
 func resultDocument(goal, device, planner string, res runtime.Result) resultDoc {
 	doc := resultDoc{Goal: goal, Device: device, Planner: planner, Status: res.Status, Cause: res.Cause, Reason: res.Reason,
-		Steps: []stepDoc{}, Usage: usageOf(res.Usage), Started: res.Started, DurationMS: res.Duration.Milliseconds()}
+		Steps: []stepDoc{}, Usage: res.Usage, Started: res.Started, Duration: res.Duration}
 	for _, s := range res.Steps {
 		sd := stepDoc{Number: s.Number, Intent: s.Intent, Tool: s.Call.Name, Args: s.Call.Args, Status: s.Status,
-			Reason: s.Reason, Changed: s.Changed, Attempts: []attemptDoc{}, DurationMS: s.Duration.Milliseconds()}
+			Reason: s.Reason, Changed: s.Changed, Attempts: []attemptDoc{}, Duration: s.Duration}
 		if len(sd.Args) == 0 || !json.Valid(sd.Args) {
 			sd.Args = nil
 		}
 		for _, a := range s.Attempts {
-			sd.Attempts = append(sd.Attempts, attemptDoc{Number: a.Number, Result: a.Result, Changed: a.Changed, DurationMS: a.Duration.Milliseconds()})
+			sd.Attempts = append(sd.Attempts, attemptDoc{Number: a.Number, Result: a.Result, Changed: a.Changed, Duration: a.Duration})
 		}
 		if s.Usage != (plan.Usage{}) {
-			u := usageOf(s.Usage)
+			u := s.Usage
 			sd.Usage = &u
 		}
 		doc.Steps = append(doc.Steps, sd)
