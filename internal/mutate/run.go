@@ -113,19 +113,28 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 		}
 	}
 	slices.Sort(basePkgs)
+	// A package slower than -timeout under load is not hung: the baseline
+	// gets four times as long, and a mutant of the package twice as long
+	// as its baseline took.
 	failing := map[string]bool{}
+	took := map[string]time.Duration{}
 	for _, p := range basePkgs {
-		out, err := goTest(ctx, "", *timeout, []string{p}, "")
+		start := time.Now()
+		out, err := goTest(ctx, "", 4**timeout, []string{p}, "")
 		if err != nil {
-			fmt.Fprintf(w, "baseline %s failed once (%s); again\n", p, failedNames(out))
-			out, err = goTest(ctx, "", *timeout, []string{p}, "")
+			_, why := judge(out, err)
+			fmt.Fprintf(w, "baseline %s failed once (%s); again\n", p, why)
+			start = time.Now()
+			out, err = goTest(ctx, "", 4**timeout, []string{p}, "")
 		}
 		if err != nil {
 			failing[p] = true
-			fmt.Fprintf(w, "BASELINE %s fails without any mutation (%s): its mutations are not run\n%s\n", p, failedNames(out), tail(out, 15))
+			_, why := judge(out, err)
+			fmt.Fprintf(w, "BASELINE %s fails without any mutation (%s): its mutations are not run\n%s\n", p, why, tail(out, 15))
 			continue
 		}
-		fmt.Fprintf(w, "baseline %s passes\n", p)
+		took[p] = time.Since(start)
+		fmt.Fprintf(w, "baseline %s passes (%s)\n", p, took[p].Round(time.Second))
 	}
 
 	hints, err := readHints(strings.FieldsFunc(*hintFiles, func(r rune) bool { return r == ',' }))
@@ -156,7 +165,11 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			start := time.Now()
-			o, why, err := try(ctx, tmp, i, m, mutated[i], hints[m.Name()], *timeout)
+			limit := *timeout
+			for _, p := range m.Test {
+				limit = max(limit, 2*took[p])
+			}
+			o, why, err := try(ctx, tmp, i, m, mutated[i], hints[m.Name()], limit)
 			results[i] <- result{o, why, time.Since(start), err}
 		}()
 	}
