@@ -15,7 +15,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"strings"
 	"time"
 
@@ -361,7 +360,8 @@ func NewID() string {
 // password or credential (case-insensitive, "api_key", "APIKey", "Token"…)
 // has its value replaced by "[redacted]" when non-empty. A database DSN may
 // carry a password, so keys ending in "dsn" are treated the same, and any
-// URL value with a password loses the password.
+// other string loses the secrets RedactSecrets finds (a URL's password and
+// secret query parameters, a key=value DSN's password).
 func RedactConfig(v any) (json.RawMessage, error) {
 	raw, err := json.Marshal(v)
 	if err != nil {
@@ -398,12 +398,8 @@ func redact(v any) any {
 		}
 		return x
 	case string:
-		// A URL with a password (a postgres:// DSN) keeps all but the password.
-		if u, err := url.Parse(x); err == nil && u.User != nil {
-			if _, ok := u.User.Password(); ok {
-				return u.Redacted()
-			}
-		}
+		// A DSN or URL keeps all but its secrets.
+		return RedactSecrets(x)
 	}
 	return v
 }

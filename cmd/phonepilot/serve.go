@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -226,12 +225,7 @@ func dbLabel(spec string) string {
 	if spec == "" {
 		return "default SQLite file"
 	}
-	if i := strings.Index(spec, "://"); i >= 0 {
-		if at := strings.LastIndex(spec, "@"); at > i {
-			return spec[:i+3] + "…" + spec[at:]
-		}
-	}
-	return spec
+	return storage.RedactSecrets(spec)
 }
 
 // runtimeRunner runs a task with the real runtime and the task's planner;

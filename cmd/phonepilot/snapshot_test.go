@@ -93,3 +93,34 @@ func TestSnapshotCarriesTheSafetyPolicy(t *testing.T) {
 		t.Errorf("safety snapshot %+v (%s); want the policy as written and the waits", s.Safety, raw)
 	}
 }
+
+// The leaks: a key=value DSN's password and a key in the base
+// URL's query are stored in the task's config (which the API returns) and
+// printed by serve; neither is, and a key=value DSN opens PostgreSQL, not
+// a SQLite file of that name.
+func TestSnapshotAndLogKeepNoDSNOrURLSecret(t *testing.T) {
+	c := defaultAppConfig()
+	c.Storage.DB = "host=db.example dbname=pp user=pp password=hunter2 sslmode=disable"
+	c.AI.BaseURL = "https://llm.example/v1?key=sk-query-secret"
+	raw, err := snapshotFor(c, "sim", "ai")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, secret := range []string{"hunter2", "sk-query-secret"} {
+		if strings.Contains(string(raw), secret) {
+			t.Errorf("snapshot keeps %q: %s", secret, raw)
+		}
+	}
+	if !strings.Contains(string(raw), "host=db.example") || !strings.Contains(string(raw), "llm.example/v1") {
+		t.Errorf("snapshot lost what is not secret: %s", raw)
+	}
+	if l := dbLabel(c.Storage.DB); strings.Contains(l, "hunter2") || !strings.Contains(l, "dbname=pp") {
+		t.Errorf("serve's log label %q", l)
+	}
+	if l := dbLabel("postgres://pp:hunter2@db/pp"); strings.Contains(l, "hunter2") {
+		t.Errorf("serve's log label %q", l)
+	}
+	if !isPostgres(c.Storage.DB) {
+		t.Errorf("%q is not taken for PostgreSQL", c.Storage.DB)
+	}
+}

@@ -21,10 +21,10 @@ import (
 func init() { register(newTasksCmd) }
 
 // dbFlagHelp documents --db wherever it appears.
-const dbFlagHelp = "database: a SQLite file path (default ~/.local/share/phonepilot/phonepilot.db) or a postgres:// URL; env PHONEPILOT_DB"
+const dbFlagHelp = "database: a SQLite file path (default ~/.local/share/phonepilot/phonepilot.db) or PostgreSQL (a postgres:// URL or host=… dbname=… key=value); env PHONEPILOT_DB"
 
-// openStore opens the store --db names: a postgres:// (or postgresql://)
-// URL, a SQLite path (optionally "sqlite:" prefixed), or, when empty, the
+// openStore opens the store --db names: a PostgreSQL DSN (a postgres://
+// URL or a key=value string, storage.IsPostgresDSN), a SQLite path (optionally "sqlite:" prefixed), or, when empty, the
 // SQLite file in the user's data directory.
 //
 // Every command that opens the store first ends the tasks that processes
@@ -42,7 +42,7 @@ func openStore(ctx context.Context, spec string) (storage.Store, error) {
 
 func openStoreOnly(ctx context.Context, spec string) (storage.Store, error) {
 	switch {
-	case strings.HasPrefix(spec, "postgres://"), strings.HasPrefix(spec, "postgresql://"):
+	case isPostgres(spec):
 		return postgres.Open(ctx, spec)
 	case spec == "":
 		p, err := sqlite.DefaultPath()

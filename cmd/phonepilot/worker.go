@@ -238,9 +238,7 @@ func runWorker(cmd *cobra.Command, configPath string, verbose bool) error {
 	return nil
 }
 
-func isPostgres(dsn string) bool {
-	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
-}
+func isPostgres(dsn string) bool { return storage.IsPostgresDSN(dsn) }
 
 // workerDevices is a worker's farm.Devices: the devices --devices names,
 // through the backend table (simulated phones kept for the worker's life;
