@@ -40,6 +40,7 @@ type observedTask struct {
 		Switches int    `json:"switches"`
 	}
 	switches []string        // the observer_switched events' reasons
+	switched []time.Time     // and when they were recorded (run only)
 	steps    []time.Duration // each step's duration
 	output   string          // the run's output, or serve's stderr
 }
@@ -129,6 +130,7 @@ func runOnHelperSim(t *testing.T, bin, device, adbServer, goal string) *observed
 	for _, e := range evs {
 		if e.Type == lifecycle.EventObserverSwitched {
 			o.switches = append(o.switches, eventReason(e.Data))
+			o.switched = append(o.switched, e.Time)
 		}
 	}
 	return o
@@ -185,6 +187,44 @@ func serveOnHelperSim(t *testing.T, sp *serveProcess, device, goal string) *obse
 			t.Fatalf("the event stream of finished task %s did not end", id)
 		}
 	}
+}
+
+// killRecord is what killHelperTwice did: the pids it killed, the last when.
+type killRecord struct {
+	pids []int
+	last time.Time
+}
+
+// killHelperTwice waits for Taobao in front, then kills every helper the
+// phone runs (POST /helper/kill) until two have died or quit is closed.
+func (s *simProcess) killHelperTwice(quit <-chan struct{}) killRecord {
+	var k killRecord
+	c := http.Client{Timeout: 5 * time.Second}
+	inFront := false
+	for len(k.pids) < 2 {
+		select {
+		case <-quit:
+			return k
+		case <-time.After(20 * time.Millisecond):
+		}
+		if !inFront {
+			inFront = s.foregroundNow() == "com.taobao.taobao"
+			continue
+		}
+		resp, err := c.Post("http://"+s.control+"/helper/kill", "", nil)
+		if err != nil {
+			continue
+		}
+		var r struct {
+			Killed []int `json:"killed"`
+		}
+		_ = json.NewDecoder(resp.Body).Decode(&r)
+		resp.Body.Close()
+		if len(r.Killed) > 0 {
+			k.pids, k.last = append(k.pids, r.Killed...), time.Now()
+		}
+	}
+	return k
 }
 
 // doctorTrial runs `phonepilot doctor --trial --json` on the phone.
@@ -361,6 +401,40 @@ func TestHelperEndToEnd(t *testing.T) {
 			sp := startServeProcess(t, bin, filepath.Join(t.TempDir(), "phonepilot.db"), "--adb-server", env.ServerAddr)
 			check(t, serveOnHelperSim(t, sp, device, "open Taobao and search Mac mini"))
 		})
+	})
+
+	// The helper killed mid-task, and its restart killed too, through the
+	// simulator's control server (as a phone's low-memory killer would):
+	// the switch to uiautomator is recorded within helperFallbackLimit of
+	// the second kill and the task completes.
+	t.Run("killed", func(t *testing.T) {
+		// No realism profile: the bound is on the fallback, not on what
+		// uiautomator's dumps cost after it (on the slow profile, 0.8-1.5 s
+		// a dump, the switch is recorded ~2.2 s after the kill: the step's
+		// settling reads first).
+		phone := startSimProcess(t, bin)
+		env := simadb.Attach(t, phone.adb)
+		quit := make(chan struct{})
+		kills := make(chan killRecord, 1)
+		go func() { kills <- phone.killHelperTwice(quit) }()
+		o := runOnHelperSim(t, bin, "adb:"+phone.adb, env.ServerAddr, frozenGoal)
+		close(quit)
+		k := <-kills
+		t.Logf("%v; killed %v, the last at %v", o, k.pids, k.last.Format("15:04:05.000"))
+		if len(k.pids) < 2 {
+			t.Fatalf("the task ended before the helper and its restart were killed (killed %v): make the task longer\n%s", k.pids, o.output)
+		}
+		if o.status != string(lifecycle.Completed) {
+			t.Fatalf("task %v; want completed after the fallback\n%s", o, o.output)
+		}
+		if o.observer.Name != "uiautomator" || o.observer.Switches != 1 || len(o.switches) != 1 {
+			t.Fatalf("stored observer %+v, switch events %q; want uiautomator after one switch, one event", o.observer, o.switches)
+		}
+		took := o.switched[0].Sub(k.last)
+		t.Logf("the switch was recorded %v after the second kill", took)
+		if took > helperFallbackLimit {
+			t.Errorf("the switch was recorded %v after the helper's restart was killed; want within %v", took, helperFallbackLimit)
+		}
 	})
 
 	// A phone that will not run the helper, and one where another tool
