@@ -122,11 +122,10 @@ func (p *Planner) plan(ctx context.Context, in plan.Input) (plan.Decision, error
 	if img == nil {
 		log.Info("planning from the scene alone, without a screenshot", "reason", why)
 		cur.imageNote = "none this turn (" + why + "); use the listing"
-	} else if img.Width != img.SourceWidth || img.Height != img.SourceHeight {
-		cur.imageNote = fmt.Sprintf("attached, the same screen scaled from %dx%d to %dx%d", img.SourceWidth, img.SourceHeight, img.Width, img.Height)
-	} else {
-		cur.imageNote = "attached, the same screen"
 	}
+	// An attached screenshot needs no note: the system prompt says what it
+	// is, and a line that says so again every turn would only add to the
+	// part of each request the prompt cache cannot hold.
 
 	req := Request{
 		System:    SystemPrompt,
