@@ -11,18 +11,22 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"phonepilot/device/adb"
 	"phonepilot/device/backend"
 )
 
 func init() { register(newDevicesCmd) }
 
-// deviceRow is one line of `phonepilot devices`.
+// deviceRow is one line of `phonepilot devices`: a device as --device
+// names it, its backend, state and model as the backend reports them, and
+// its labels (screen size, Android version, locale) when it is ready.
 type deviceRow struct {
-	adb.DeviceInfo
-	Width     int    `json:"width,omitempty"`
-	Height    int    `json:"height,omitempty"`
-	SizeError string `json:"size_error,omitempty"`
+	Name   string            `json:"name"`
+	Kind   string            `json:"kind"`
+	State  string            `json:"state"`
+	Model  string            `json:"model,omitempty"`
+	Width  int               `json:"width,omitempty"`
+	Height int               `json:"height,omitempty"`
+	Labels map[string]string `json:"labels,omitempty"`
 }
 
 // newDevicesCmd is `phonepilot devices`: the phones the adb server sees.
@@ -31,7 +35,7 @@ func newDevicesCmd() *cobra.Command {
 	var server string
 	cmd := &cobra.Command{
 		Use:   "devices",
-		Short: "List the phones attached through adb (serial, state, model, screen size)",
+		Short: "List the phones the device backends can list (adb: name, state, model, screen size)",
 		Long: `List the phones the adb server sees: serial, state (device, unauthorized,
 offline), model and screen size (from "wm size"; an override wins).
 
@@ -44,14 +48,13 @@ one with "adb start-server", as adb itself does, says so, and leaves it
 running for the next command (stop it with "adb kill-server").`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			addr, err := adbServerAddress(server)
-			if err != nil {
+			if _, err := adbServerAddress(server); err != nil {
 				return exitWith(2, fmt.Errorf("devices: %w", err))
 			}
 			var rows []deviceRow
 			log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
-			err = backend.WithDefaultADBServer(cmd.Context(), server, log, func() (err error) {
-				rows, err = listDevices(cmd.Context(), addr)
+			err := backend.WithDefaultADBServer(cmd.Context(), server, log, func() (err error) {
+				rows, err = listDevices(cmd.Context(), backend.Options{ADBServer: server})
 				return err
 			})
 			if err != nil {
@@ -72,35 +75,38 @@ running for the next command (stop it with "adb kill-server").`,
 	return cmd
 }
 
-// listDevices asks the server for its devices and each ready one for its
-// screen size, all at once so one slow phone does not hold up the rest.
-func listDevices(ctx context.Context, addr string) ([]deviceRow, error) {
-	c, err := adb.NewClient(addr)
-	if err != nil {
-		return nil, err
-	}
+// listDevices lists the devices of every backend of the table that can
+// list its own (backend.Backend.List) and reads each ready one's labels,
+// all at once so one slow phone does not hold up the rest.
+func listDevices(ctx context.Context, o backend.Options) ([]deviceRow, error) {
 	lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	list, err := c.Devices(lctx)
-	if err != nil {
-		return nil, err
+	var rows []deviceRow
+	var from []*backend.Backend
+	var listed []backend.Listed
+	for _, b := range backend.Table {
+		if b.List == nil {
+			continue
+		}
+		list, err := b.List(lctx, o)
+		if err != nil {
+			return nil, err
+		}
+		for _, l := range list {
+			rows = append(rows, deviceRow{Name: l.Name, Kind: l.Kind, State: l.State, Model: l.Model})
+			from, listed = append(from, b), append(listed, l)
+		}
 	}
-	rows := make([]deviceRow, len(list))
 	var wg sync.WaitGroup
-	for i, d := range list {
-		rows[i].DeviceInfo = d
-		if d.State != "device" {
+	for i := range rows {
+		if rows[i].State != "device" || from[i].Labels == nil {
 			continue
 		}
 		wg.Go(func() {
 			sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 			defer cancel()
-			s, err := c.ScreenSize(sctx, d.Serial)
-			if err != nil {
-				rows[i].SizeError = err.Error()
-				return
-			}
-			rows[i].Width, rows[i].Height = s.Width, s.Height
+			rows[i].Labels = from[i].Labels(sctx, o, listed[i], nil)
+			fmt.Sscanf(rows[i].Labels["screen"], "%dx%d", &rows[i].Width, &rows[i].Height)
 		})
 	}
 	wg.Wait()
@@ -113,20 +119,17 @@ func writeDeviceTable(out, errOut io.Writer, rows []deviceRow) error {
 		return err
 	}
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SERIAL\tSTATE\tMODEL\tSIZE")
+	fmt.Fprintln(tw, "NAME\tSTATE\tMODEL\tSIZE")
 	for _, r := range rows {
 		model := r.Model
 		if model == "" {
 			model = "-"
 		}
 		size := "-"
-		switch {
-		case r.Width > 0:
+		if r.Width > 0 {
 			size = fmt.Sprintf("%dx%d", r.Width, r.Height)
-		case r.SizeError != "":
-			size = "?"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Serial, r.State, model, size)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Name, r.State, model, size)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -134,9 +137,9 @@ func writeDeviceTable(out, errOut io.Writer, rows []deviceRow) error {
 	for _, r := range rows {
 		switch r.State {
 		case "unauthorized":
-			fmt.Fprintf(errOut, "%s: accept the \"Allow USB debugging?\" prompt on the phone\n", r.Serial)
+			fmt.Fprintf(errOut, "%s: accept the \"Allow USB debugging?\" prompt on the phone\n", r.Name)
 		case "offline":
-			fmt.Fprintf(errOut, "%s: offline; reconnect the cable or run `adb reconnect`\n", r.Serial)
+			fmt.Fprintf(errOut, "%s: offline; reconnect the cable or run `adb reconnect`\n", r.Name)
 		}
 	}
 	return nil

@@ -9,11 +9,14 @@ import (
 	"io"
 	"io/fs"
 	"net"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"phonepilot/device"
 	"phonepilot/device/adb"
+	"phonepilot/device/backend"
 	"phonepilot/device/sim/adbd"
 	"phonepilot/device/sim/simadb"
 )
@@ -52,11 +55,11 @@ func TestDevicesCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) != 2 || strings.Fields(lines[0])[0] != "SERIAL" {
+	if len(lines) != 2 || strings.Fields(lines[0])[0] != "NAME" {
 		t.Fatalf("table:\n%s", out)
 	}
-	if got := strings.Fields(lines[1]); strings.Join(got, " ") != env.Serial+" device Pixel_9_Pro 720x1600" {
-		t.Errorf("row = %q; want serial, state, model, the override size", got)
+	if got := strings.Fields(lines[1]); strings.Join(got, " ") != "adb:"+env.Serial+" device Pixel_9_Pro 720x1600" {
+		t.Errorf("row = %q; want the device name, state, model, the override size", got)
 	}
 
 	out, _, err = runCLI(t, "devices", "--json", "--adb-server", "tcp:"+env.ServerAddr)
@@ -67,7 +70,7 @@ func TestDevicesCommand(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rows); err != nil || len(rows) != 1 {
 		t.Fatalf("json %q: %v", out, err)
 	}
-	if r := rows[0]; r.Serial != env.Serial || r.State != "device" || r.Model != "Pixel_9_Pro" || r.Width != 720 || r.Height != 1600 {
+	if r := rows[0]; r.Name != "adb:"+env.Serial || r.Kind != "adb" || r.State != "device" || r.Model != "Pixel_9_Pro" || r.Width != 720 || r.Height != 1600 {
 		t.Errorf("json row = %+v", r)
 	}
 }
@@ -180,5 +183,27 @@ func TestOpenDeviceSim(t *testing.T) {
 	}
 	if _, err := openDevice(t.Context(), "sim", deviceOptions{SimLocale: "fr"}); !errors.Is(err, errDeviceSpec) || !strings.Contains(err.Error(), "fr") {
 		t.Errorf("sim with locale fr = %v; want errDeviceSpec naming the locale", err)
+	}
+}
+
+// TestDevicesListsEveryBackend: devices loops over the backend table, so a
+// backend that can list its phones shows them with no edit here.
+func TestDevicesListsEveryBackend(t *testing.T) {
+	env := simadb.StartDevice(t, sizePhone{"Physical size: 1080x2400\n"}, adbd.Config{Model: "One"})
+	fake := &backend.Backend{
+		Kind: "fakebk",
+		List: func(context.Context, backend.Options) ([]backend.Listed, error) {
+			return []backend.Listed{{Name: "fakebk:one", Kind: "fakebk", State: "device", Model: "Fake"}}, nil
+		},
+		Labels: func(context.Context, backend.Options, backend.Listed, device.Device) map[string]string {
+			return map[string]string{"screen": "100x200"}
+		},
+	}
+	old := backend.Table
+	backend.Table = append(append([]*backend.Backend(nil), old...), fake)
+	t.Cleanup(func() { backend.Table = old })
+	out, _, err := runCLI(t, "devices", "--adb-server", env.ServerAddr)
+	if err != nil || !strings.Contains(out, "adb:"+env.Serial) || !regexp.MustCompile(`fakebk:one +device +Fake +100x200`).MatchString(out) {
+		t.Errorf("devices with a third backend:\n%s(%v)", out, err)
 	}
 }
