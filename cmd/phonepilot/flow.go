@@ -46,7 +46,7 @@ text1, text2, …). Without -o the flow goes to stdout.`,
   phonepilot flow run taobao-search.yaml --set query="iPhone 16"`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			t, steps, err := recordedTask(cmd, config, args[0])
+			t, steps, _, err := recordedTask(cmd, config, args[0])
 			if err != nil {
 				return err
 			}

@@ -29,6 +29,7 @@ import (
 	"phonepilot/storage/postgres"
 	"phonepilot/storage/sqlite"
 	"phonepilot/task"
+	"phonepilot/tools"
 )
 
 // servedAPI is the real server wiring (runtime, in-process simulators,
@@ -608,5 +609,58 @@ func TestResolveDB(t *testing.T) {
 	os.WriteFile(userConfigFile(os.LookupEnv), []byte("[storage]\ndb = \"/srv/pp.db\"\n"), 0o644)
 	if got := resolve(); got != "/srv/pp.db" {
 		t.Errorf("the user's config file: %q", got)
+	}
+}
+
+// A task that waited two minutes for a person's approval shows its whole
+// time in show ("took 2m2s", the start kept through the wait) and how much
+// of it was the wait; show --json carries waited_ns.
+func TestShowSaysHowLongATaskWaitedForAPerson(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "pp.db")
+	store, err := sqlite.Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk, err := store.CreateTask(t.Context(), storage.Task{Goal: "buy the AirPods", Device: "sim", Planner: "rule", MaxSteps: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		from []lifecycle.Status
+		to   lifecycle.Status
+		at   time.Duration
+	}{
+		{[]lifecycle.Status{lifecycle.Queued}, lifecycle.Running, 0},
+		{[]lifecycle.Status{lifecycle.Running}, lifecycle.WaitingApproval, time.Second},
+		{[]lifecycle.Status{lifecycle.WaitingApproval}, lifecycle.Running, 121 * time.Second},
+		{[]lifecycle.Status{lifecycle.Running}, lifecycle.Completed, 122 * time.Second},
+	} {
+		ch := storage.Change{From: c.from, To: c.to, At: t0.Add(c.at)}
+		if c.to.Waiting() {
+			ch.Pending = &storage.Pending{Kind: lifecycle.PendingApproval, Step: 3, Call: tools.NewCall(tools.Tap, tools.TapArgs{Element: 7}), Category: "payment"}
+		}
+		if _, err := store.UpdateStatus(t.Context(), tk.ID, ch); err != nil {
+			t.Fatal(err)
+		}
+		data, _ := json.Marshal(task.StatusData{Status: c.to})
+		if _, err := store.AppendEvent(t.Context(), storage.Event{TaskID: tk.ID, Type: lifecycle.EventStatus, Time: t0.Add(c.at), Data: data}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	store.Close()
+	out, err := ppCLI(t, "show", "--db", path, tk.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "took 2m2s (2m0s of it waiting for a person)") {
+		t.Errorf("show: want took 2m2s with the 2m0s wait:\n%s", out)
+	}
+	out, _ = ppCLI(t, "show", "--db", path, "--json", tk.ID)
+	var doc struct {
+		Waited time.Duration `json:"waited_ns"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.Waited != 2*time.Minute {
+		t.Errorf("show --json waited_ns %v (%v); want 2m0s", doc.Waited, err)
 	}
 }

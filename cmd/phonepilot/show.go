@@ -30,14 +30,14 @@ ID may be any unique prefix of the task's id ("phonepilot tasks" lists them).`,
   phonepilot show t01jd5k2m8x9q7r3s4t5v --json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			found, steps, err := recordedTask(cmd, config, args[0])
+			found, steps, waited, err := recordedTask(cmd, config, args[0])
 			if err != nil {
 				return err
 			}
 			if asJSON {
-				return writeJSONOut(cmd.OutOrStdout(), map[string]any{"task": found, "steps": steps})
+				return writeJSONOut(cmd.OutOrStdout(), map[string]any{"task": found, "steps": steps, "waited_ns": waited})
 			}
-			printTask(cmd.OutOrStdout(), found, steps)
+			printTask(cmd.OutOrStdout(), found, steps, waited)
 			return nil
 		},
 	}
@@ -47,7 +47,7 @@ ID may be any unique prefix of the task's id ("phonepilot tasks" lists them).`,
 	return cmd
 }
 
-func printTask(w io.Writer, t storage.Task, steps []storage.Step) {
+func printTask(w io.Writer, t storage.Task, steps []storage.Step, waited time.Duration) {
 	fmt.Fprintf(w, "task     %s\n", t.ID)
 	fmt.Fprintf(w, "goal     %s\n", t.Goal)
 	fmt.Fprintf(w, "device   %s   planner %s   max steps %d\n", t.Device, t.Planner, t.MaxSteps)
@@ -59,7 +59,11 @@ func printTask(w io.Writer, t storage.Task, steps []storage.Step) {
 		status += ": " + t.Reason
 	}
 	fmt.Fprintf(w, "status   %s\n", status)
-	fmt.Fprintf(w, "created  %s   took %s\n", t.Created.Local().Format(time.DateTime), took(t))
+	spent := took(t)
+	if waited > 0 {
+		spent += fmt.Sprintf(" (%s of it waiting for a person)", waited.Round(10*time.Millisecond))
+	}
+	fmt.Fprintf(w, "created  %s   took %s\n", t.Created.Local().Format(time.DateTime), spent)
 	if tk := t.Usage.Tokens(); tk != "" {
 		fmt.Fprintf(w, "tokens   %s\n", tk)
 	}
@@ -82,29 +86,34 @@ func printTask(w io.Writer, t storage.Task, steps []storage.Step) {
 
 // recordedTask reads the recorded task that id (or a unique prefix of it)
 // names, with its steps, from the store --db and --config point at
-// (show, flow export). Its errors carry their exit codes.
-func recordedTask(cmd *cobra.Command, configPath, id string) (storage.Task, []storage.Step, error) {
+// (show, flow export), and how long it waited for a person. Its errors
+// carry their exit codes.
+func recordedTask(cmd *cobra.Command, configPath, id string) (storage.Task, []storage.Step, time.Duration, error) {
 	db, err := resolveDB(cmd, configPath)
 	if err != nil {
-		return storage.Task{}, nil, exitWith(2, err)
+		return storage.Task{}, nil, 0, exitWith(2, err)
 	}
 	store, err := openStore(cmd.Context(), db)
 	if err != nil {
-		return storage.Task{}, nil, exitWith(1, err)
+		return storage.Task{}, nil, 0, exitWith(1, err)
 	}
 	defer store.Close()
 	t, err := task.Find(cmd.Context(), store, id)
 	switch {
 	case errors.Is(err, storage.ErrNotFound):
-		return storage.Task{}, nil, exitWith(1, fmt.Errorf("no task %q (phonepilot tasks lists them)", id))
+		return storage.Task{}, nil, 0, exitWith(1, fmt.Errorf("no task %q (phonepilot tasks lists them)", id))
 	case errors.Is(err, task.ErrAmbiguous):
-		return storage.Task{}, nil, exitWith(2, err)
+		return storage.Task{}, nil, 0, exitWith(2, err)
 	case err != nil:
-		return storage.Task{}, nil, exitWith(1, err)
+		return storage.Task{}, nil, 0, exitWith(1, err)
 	}
 	steps, err := store.Steps(cmd.Context(), t.ID)
 	if err != nil {
-		return storage.Task{}, nil, exitWith(1, err)
+		return storage.Task{}, nil, 0, exitWith(1, err)
 	}
-	return t, steps, nil
+	events, err := store.Events(cmd.Context(), t.ID, 0, 1<<20)
+	if err != nil {
+		return storage.Task{}, nil, 0, exitWith(1, err)
+	}
+	return t, steps, task.Waited(events, time.Now()), nil
 }
