@@ -87,6 +87,40 @@ func (p *Phone) iosSourceDelay() time.Duration {
 	return p.iosSourceLatency().draw(p.cfg.Seed, p.charged[chargeTree], 0)
 }
 
+// iosInputLatency is what one WDA input costs on a real iPhone for the
+// profile (base, jitter): XCTest synthesizes the event and waits for the
+// app to go idle. Reported: taps and drags 1.5–2.5 s
+// (facebookarchive/WebDriverAgent#579), a tap 2.5 s and a drag 3.5 s
+// (#448), a tap through Appium 1.3 s (appium/appium#9754, #814): we charge
+// 1.3–2.5 s a call (a tap, a touch and hold or a drag plus its own length,
+// a string of keys, a button, an app's launch or end, an alert's answer).
+// The clean profile charges nothing, as for every input.
+func (p *Phone) iosInputLatency() span {
+	if !p.prof.timed {
+		return span{}
+	}
+	return span{1300 * time.Millisecond, 1200 * time.Millisecond}
+}
+
+// iosInput charges one WDA input, plus the gesture's own length, on the
+// phone's clock before it takes effect (as every input is charged).
+func (p *Phone) iosInput(ctx context.Context, what string, gesture time.Duration) error {
+	if err := ctxErr(ctx, what); err != nil {
+		return err
+	}
+	p.mu.Lock()
+	p.charged[chargeInput]++
+	d := p.iosInputLatency().draw(p.cfg.Seed, p.charged[chargeInput], uint64(chargeInput)*0x94d049bb133111eb)
+	if p.prof.timed {
+		d += gesture
+	}
+	p.mu.Unlock()
+	if err := p.cfg.Clock.Sleep(ctx, d); err != nil {
+		return fmt.Errorf("sim %s: %w", what, err)
+	}
+	return nil
+}
+
 // IOSSource reads the accessibility tree of the app in front (the
 // launcher is SpringBoard), waiting a real iPhone's /source time on the
 // phone's clock. System alerts are not in it: see IOSAlert.
@@ -315,7 +349,7 @@ func (p *Phone) iosAlertWindowLocked() (*node, error) {
 // name, else the alert's accepting (accept) or refusing (dismiss) button,
 // as WDA's /alert/accept and /alert/dismiss do.
 func (p *Phone) IOSAnswerAlert(ctx context.Context, accept bool, name string) error {
-	if err := ctxErr(ctx, "alert"); err != nil {
+	if err := p.iosInput(ctx, "alert", 0); err != nil {
 		return err
 	}
 	p.mu.Lock()
@@ -380,7 +414,7 @@ func labels(ns []*node) string {
 
 // IOSTap taps the point given in points.
 func (p *Phone) IOSTap(ctx context.Context, x, y float64) error {
-	if err := ctxErr(ctx, "tap"); err != nil {
+	if err := p.iosInput(ctx, "tap", 0); err != nil {
 		return err
 	}
 	p.mu.Lock()
@@ -391,7 +425,7 @@ func (p *Phone) IOSTap(ctx context.Context, x, y float64) error {
 
 // IOSTouchAndHold presses the point (points) for d.
 func (p *Phone) IOSTouchAndHold(ctx context.Context, x, y float64, d time.Duration) error {
-	if err := ctxErr(ctx, "touch and hold"); err != nil {
+	if err := p.iosInput(ctx, "touch and hold", max(d, 500*time.Millisecond)); err != nil {
 		return err
 	}
 	p.mu.Lock()
@@ -405,7 +439,7 @@ func (p *Phone) IOSTouchAndHold(ctx context.Context, x, y float64, d time.Durati
 
 // IOSDrag drags between two points (points) over d.
 func (p *Phone) IOSDrag(ctx context.Context, x1, y1, x2, y2 float64, d time.Duration) error {
-	if err := ctxErr(ctx, "drag"); err != nil {
+	if err := p.iosInput(ctx, "drag", d); err != nil {
 		return err
 	}
 	p.mu.Lock()
@@ -420,7 +454,7 @@ func px(v float64) int { return int(v*IOSScale + 0.5) }
 // appended, "\n" presses Return (the field's submit), "\b" deletes one
 // character. Any Unicode is typed: an iPhone needs no keyboard app.
 func (p *Phone) IOSKeys(ctx context.Context, text string) error {
-	if err := ctxErr(ctx, "keys"); err != nil {
+	if err := p.iosInput(ctx, "keys", 0); err != nil {
 		return err
 	}
 	p.mu.Lock()
@@ -453,7 +487,7 @@ func (p *Phone) IOSKeys(ctx context.Context, text string) error {
 
 // IOSHome presses the home button.
 func (p *Phone) IOSHome(ctx context.Context) error {
-	if err := ctxErr(ctx, "home"); err != nil {
+	if err := p.iosInput(ctx, "home", 0); err != nil {
 		return err
 	}
 	p.mu.Lock()
@@ -491,7 +525,7 @@ var ErrNoSuchApp = errors.New("no installed app has this bundle id")
 
 // IOSLaunch launches (or brings to the front) the app with the bundle id.
 func (p *Phone) IOSLaunch(ctx context.Context, bundle string) error {
-	if err := ctxErr(ctx, "launch"); err != nil {
+	if err := p.iosInput(ctx, "launch", 0); err != nil {
 		return err
 	}
 	p.mu.Lock()
@@ -510,7 +544,7 @@ func (p *Phone) IOSLaunch(ctx context.Context, bundle string) error {
 // IOSTerminate stops the app with the bundle id; it reports whether the
 // app was running.
 func (p *Phone) IOSTerminate(ctx context.Context, bundle string) (bool, error) {
-	if err := ctxErr(ctx, "terminate"); err != nil {
+	if err := p.iosInput(ctx, "terminate", 0); err != nil {
 		return false, err
 	}
 	p.mu.Lock()
