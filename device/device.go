@@ -45,6 +45,21 @@ const (
 // Keys lists every Key in the order the press_key tool documents them.
 var Keys = []Key{KeyBack, KeyHome, KeyEnter, KeyAppSwitch, KeyDelete}
 
+// KeysDeclarer is implemented by devices that lack some of Keys (an iPhone
+// has no back or app-switch key): it lists the ones the device has, and
+// planners offer only those.
+type KeysDeclarer interface {
+	Keys() []Key
+}
+
+// KeysOf is the keys d has: what it declares, else every Key (nil d too).
+func KeysOf(d Device) []Key {
+	if kd, ok := d.(KeysDeclarer); ok {
+		return kd.Keys()
+	}
+	return Keys
+}
+
 // The optional capabilities below are what consumers need beyond Device.
 // A driver implements those it can; a consumer finds one by type assertion
 // on the Device it holds (as database/sql finds a driver's optional

@@ -2,6 +2,10 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
+	"slices"
+	"strconv"
+	"strings"
 
 	"phonepilot/device"
 )
@@ -14,17 +18,55 @@ type PressKeyArgs struct {
 	Key string `json:"key"`
 }
 
-var pressKeyTool = &Tool{
-	name:        PressKey,
-	description: "Press a key: back (go back / close a dialog or the keyboard), home (the home screen), enter, app_switch (recent apps), delete (delete one character before the cursor).",
-	schemaText: `{
+// keyUse is what each key does, as press_key's description says it; a key
+// without an entry is named alone.
+var keyUse = map[device.Key]string{
+	device.KeyBack:      "go back / close a dialog or the keyboard",
+	device.KeyHome:      "the home screen",
+	device.KeyAppSwitch: "recent apps",
+	device.KeyDelete:    "delete one character before the cursor",
+}
+
+// pressKeyText is press_key's description and schema offering keys (in
+// device.Keys' order).
+func pressKeyText(keys []device.Key) (description, schema string) {
+	var uses, names []string
+	for _, k := range device.Keys {
+		if !slices.Contains(keys, k) {
+			continue
+		}
+		u := string(k)
+		if keyUse[k] != "" {
+			u += " (" + keyUse[k] + ")"
+		}
+		uses = append(uses, u)
+		names = append(names, strconv.Quote(string(k)))
+	}
+	description = "Press a key: " + strings.Join(uses, ", ") + "."
+	schema = `{
   "type": "object",
   "properties": {
-    "key": {"type": "string", "enum": ["back", "home", "enter", "app_switch", "delete"], "description": "The key to press."}
+    "key": {"type": "string", "enum": [` + strings.Join(names, ", ") + `], "description": "The key to press."}
   },
   "required": ["key"],
   "additionalProperties": false
-}`,
+}`
+	return description, schema
+}
+
+// pressKeySpec is press_key's Spec offering only keys: what a device that
+// declares its keys (device.KeysDeclarer) has.
+func pressKeySpec(keys []device.Key) Spec {
+	d, s := pressKeyText(keys)
+	return Spec{Name: PressKey, Description: d, Schema: json.RawMessage(s)}
+}
+
+var pressKeyDescription, pressKeySchema = pressKeyText(device.Keys)
+
+var pressKeyTool = &Tool{
+	name:        PressKey,
+	description: pressKeyDescription,
+	schemaText:  pressKeySchema,
 	example: Example{`{"key":"back"}`, `pressed back`},
 	// A key goes to what has focus: Enter clicks a focused button when the
 	// phone is not in touch mode, and submits a focused field.

@@ -8,7 +8,11 @@
 // to the call; it is resolved to that element's bounds there, never guessed.
 package tools
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"phonepilot/device"
+)
 
 // Spec describes one tool to a model: its name, what it does, and the JSON
 // Schema (draft 2020-12 subset) of its arguments, sent as is.
@@ -29,6 +33,19 @@ func Specs() []Spec {
 	out := make([]Spec, len(registry))
 	for i, t := range registry {
 		out[i] = t.Spec()
+	}
+	return out
+}
+
+// SpecsFor is Specs for a device with keys (device.KeysOf): press_key
+// offers only those, so that a planner is never told of a key the phone
+// lacks (an iPhone's back).
+func SpecsFor(keys []device.Key) []Spec {
+	out := Specs()
+	for i := range out {
+		if out[i].Name == PressKey {
+			out[i] = pressKeySpec(keys)
+		}
 	}
 	return out
 }

@@ -259,7 +259,7 @@ func runPhonebench(cmd *cobra.Command, pb phonebenchFlags) error {
 		if err := spec.Validate(); err != nil {
 			return exitWith(2, err)
 		}
-		opt.AI = func(log *slog.Logger) (plan.Planner, error) { return newPlanner(spec, nil, log) }
+		opt.AI = func(log *slog.Logger) (plan.Planner, error) { return newPlanner(spec, nil, nil, log) }
 	}
 	if file, ok := stderr.(*os.File); ok && term.IsTerminal(int(file.Fd())) {
 		bar := phonebench.NewProgressBar(stderr, time.Now)
@@ -422,7 +422,7 @@ func benchOne(ctx context.Context, o benchOptions, locale string, seed int64, mo
 	if mode == modeFixed {
 		cfg.FixedDelay = o.FixedDelay
 	}
-	planner, err := newPlanner(plannerSpec{Name: plannerRule}, nil, nil)
+	planner, err := newPlanner(plannerSpec{Name: plannerRule}, nil, nil, nil)
 	if err != nil {
 		return benchRun{}, err
 	}

@@ -142,7 +142,7 @@ func runFlow(cmd *cobra.Command, o runOptions, file string, sets []string, heal 
 			if spec.Name != plannerAI {
 				return nil, "", errors.New("--heal asks the AI planner: add --planner ai (and its --provider, --model, --base-url)")
 			}
-			healer, err := newPlanner(spec, od.Camera, log)
+			healer, err := newPlanner(spec, od.Camera, od.Device, log)
 			if err != nil {
 				return nil, "", err
 			}

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"strings"
 
+	"phonepilot/device"
 	"phonepilot/perception/frame"
 	"phonepilot/plan"
 	"phonepilot/plan/ai"
@@ -44,8 +45,9 @@ func (p plannerSpec) Validate() error {
 // newPlanner builds the planner a task runs with: the rule planner unless
 // the spec names the AI planner. It is the one place the camera is wired:
 // the AI planner, with vision on, gets the opened device's camera (nil for
-// a device without one); nothing else ever sees it.
-func newPlanner(spec plannerSpec, cam frame.Camera, log *slog.Logger) (plan.Planner, error) {
+// a device without one); nothing else ever sees it. The AI planner offers
+// only the keys dev has (device.KeysOf; dev may be nil).
+func newPlanner(spec plannerSpec, cam frame.Camera, dev device.Device, log *slog.Logger) (plan.Planner, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
@@ -58,6 +60,9 @@ func newPlanner(spec plannerSpec, cam frame.Camera, log *slog.Logger) (plan.Plan
 	}
 	if cfg.Vision && cam != nil {
 		cfg.Camera = cam
+	}
+	if dev != nil {
+		cfg.Keys = device.KeysOf(dev)
 	}
 	p, err := ai.New(cfg)
 	if err != nil {

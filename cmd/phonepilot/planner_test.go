@@ -22,7 +22,7 @@ func TestNewPlannerFromTheSetting(t *testing.T) {
 	good := ai.Defaults()
 	good.Provider, good.APIKey, good.Model = "anthropic", "sk-test", "claude-test"
 	for _, name := range []string{"", "rule"} {
-		p, err := newPlanner(plannerSpec{Name: name, AI: good}, noCamera{}, nil)
+		p, err := newPlanner(plannerSpec{Name: name, AI: good}, noCamera{}, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -30,7 +30,7 @@ func TestNewPlannerFromTheSetting(t *testing.T) {
 			t.Errorf("planner %q built %T, want the rule planner", name, p)
 		}
 	}
-	p, err := newPlanner(plannerSpec{Name: "ai", AI: good}, noCamera{}, nil)
+	p, err := newPlanner(plannerSpec{Name: "ai", AI: good}, noCamera{}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,10 +39,10 @@ func TestNewPlannerFromTheSetting(t *testing.T) {
 	}
 	bad := good
 	bad.Provider = "no-such-provider"
-	if _, err := newPlanner(plannerSpec{Name: "ai", AI: bad}, nil, nil); err == nil {
+	if _, err := newPlanner(plannerSpec{Name: "ai", AI: bad}, nil, nil, nil); err == nil {
 		t.Error("an unusable AI configuration was accepted")
 	}
-	if _, err := newPlanner(plannerSpec{Name: "magic"}, nil, nil); err == nil {
+	if _, err := newPlanner(plannerSpec{Name: "magic"}, nil, nil, nil); err == nil {
 		t.Error("an unknown planner name was accepted")
 	}
 	// The configuration's default (no planner setting at all) is the rule planner.
@@ -51,7 +51,7 @@ func TestNewPlannerFromTheSetting(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg.Planner = ""
-	if p, err := newPlanner(cfg.plannerSpec(), nil, nil); err != nil {
+	if p, err := newPlanner(cfg.plannerSpec(), nil, nil, nil); err != nil {
 		t.Fatal(err)
 	} else if _, ok := p.(*rule.Planner); !ok {
 		t.Errorf("empty setting built %T", p)

@@ -201,7 +201,7 @@ func runGoal(cmd *cobra.Command, o runOptions, g goalRun) error {
 	if g.planner != nil {
 		planner, spec.Name, err = g.planner(spec, od, log)
 	} else {
-		planner, err = newPlanner(spec, od.Camera, log)
+		planner, err = newPlanner(spec, od.Camera, od.Device, log)
 	}
 	if err != nil {
 		return exitWith(2, err)

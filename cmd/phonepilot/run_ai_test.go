@@ -281,7 +281,7 @@ func TestRunAIPlannerWithAFailingCamera(t *testing.T) {
 			if provider == "openai" {
 				spec.AI.BaseURL += "/v1"
 			}
-			planner, err := newPlanner(spec, cam, log)
+			planner, err := newPlanner(spec, cam, nil, log)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -260,7 +260,7 @@ func (r *runtimeRunner) Run(ctx context.Context, t storage.Task, dev device.Devi
 			}
 		}
 	} else {
-		planner, err = newPlanner(spec, cameraOf(dev), log)
+		planner, err = newPlanner(spec, cameraOf(dev), dev, log)
 	}
 	if err != nil {
 		return runtime.Result{Status: lifecycle.Failed, Cause: lifecycle.CauseModelError, Reason: err.Error()}

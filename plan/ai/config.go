@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"phonepilot/device"
 	"phonepilot/internal/clock"
 	"phonepilot/perception/frame"
 )
@@ -31,6 +32,9 @@ type Config struct {
 	// Camera gives the current screenshot; nil means none (plan from the
 	// Scene alone).
 	Camera frame.Camera
+	// Keys are the keys the device has (device.KeysOf): press_key offers
+	// only those. Nil offers every key.
+	Keys []device.Key
 	// ImageEdge is the long side of the screenshot sent, in pixels (at
 	// most MaxImageEdge); zero means DefaultImageEdge.
 	ImageEdge int

@@ -74,6 +74,9 @@ func New(cfg Config) (*Planner, error) {
 // key in cfg are not checked.
 func NewWithProvider(cfg Config, p Provider) *Planner {
 	specs := tools.Specs()
+	if cfg.Keys != nil {
+		specs = tools.SpecsFor(cfg.Keys)
+	}
 	ts := make([]ToolSpec, len(specs))
 	for i, s := range specs {
 		ts[i] = ToolSpec{Name: s.Name, Description: s.Description, Schema: s.Schema}
