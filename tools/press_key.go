@@ -67,7 +67,7 @@ var pressKeyTool = &Tool{
 	name:        PressKey,
 	description: pressKeyDescription,
 	schemaText:  pressKeySchema,
-	example: Example{`{"key":"back"}`, `pressed back`},
+	example:     Example{`{"key":"back"}`, `pressed back`},
 	// A key goes to what has focus: Enter clicks a focused button when the
 	// phone is not in touch mode, and submits a focused field.
 	inputs: func(c Call, env *runEnv) []Input {
