@@ -57,10 +57,11 @@ func TestMCPDirectActionTimesWithTheTypeScriptClient(t *testing.T) {
 	for _, k := range []string{"launch_app", "tap", "type_text", "scroll", "press_key back", "press_key home", "press_key home on home", "direct"} {
 		t.Logf("%-24s mean %5d ms  median %5d ms  (n=%d)", k, times[k].Mean, times[k].Median, times[k].N)
 	}
-	// Home on the home screen changes nothing and is done: no settle, no
-	// retries (before issue 25 it retried three times, 2.2 s on the
-	// default profile).
-	if h := times["press_key home on home"]; h.Median > 1500 {
-		t.Errorf("press_key home on the home screen took %d ms (median), want it answered at once", h.Median)
+	// Home on the home screen changes nothing and is done: the key and one
+	// read (at most 0.4 s + 3.2 s here), no second read, no retries
+	// (before issue 25 it retried three times: 2.2 s on the default
+	// profile; with two reads 4.8 s here).
+	if h := times["press_key home on home"]; h.Median > 3800 {
+		t.Errorf("press_key home on the home screen took %d ms (median), want the key and one read", h.Median)
 	}
 }
