@@ -134,6 +134,7 @@ async function refreshList() {
         el("div", { class: "what" },
           el("span", { class: "goal" }, t.goal),
           t.pending ? el("span", { class: "needs", title: needs(t.pending) }, needs(t.pending)) : null,
+          t.cause ? el("span", { class: "cause", title: t.reason || t.cause }, t.cause + (t.reason ? ": " + t.reason : "")) : null,
           el("span", { class: "when", title: `created ${t.created}` + (t.started ? `, started ${t.started}` : "") + (t.finished ? `, finished ${t.finished}` : "") }, ran(t))));
       if (t.pending) li.dataset.pending = t.pending.kind;
       if (current && current.id === t.id) li.classList.add("current");

@@ -325,6 +325,14 @@ func TestWebApproveAndDenyInChromium(t *testing.T) {
 	if n := len(servedOrders(t, a.url, denyDev)); n != 0 {
 		t.Errorf("%d orders on the phone after denying, want none", n)
 	}
+	// The list shows why the failed task failed, not only that it did.
+	row, err := chromedp.Run(ctx, chromedp.Poll[string](fmt.Sprintf(`(() => {
+		const c = document.querySelector('#task-list li[data-id=%q] .cause');
+		return c ? c.textContent : ""; })()`, id2),
+		chromedp.WithPollingTimeout(5*time.Second), chromedp.WithPollingInterval(100*time.Millisecond)))
+	if err != nil || !strings.HasPrefix(row, string(lifecycle.CauseApprovalDenied)) {
+		t.Errorf("task list row of the denied task shows cause %q (%v); want approval_denied and its reason", row, err)
+	}
 	if ds := decisions(t, a.url, id2); len(ds) != 1 || ds[0]["approved"] != false || ds[0]["by"] != "web" || ds[0]["note"] != "not today" {
 		t.Errorf("decisions of the denied task: %v", ds)
 	}
