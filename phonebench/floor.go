@@ -115,7 +115,7 @@ func floor(ctx context.Context, u unit, params map[string]string) (time.Duration
 		// screen where the script scrolls a list twice), so it is charged
 		// like a dismissal: nothing.
 		scroll := ""
-		if m.Call.Name == tools.Scroll {
+		if !m.Finish && swipes(m.Call) {
 			scroll = string(m.Call.Args)
 		}
 		again := !m.Finish && scroll != "" && scroll == lastScroll
