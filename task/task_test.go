@@ -759,12 +759,15 @@ func TestCancelledQueuedTaskLeavesTheQueue(t *testing.T) {
 type deafRunner struct {
 	start   chan string
 	release chan struct{}
-	emitted chan func(runtime.Event)
+	// returned: Run returned (its late step emitted, its result handed
+	// back to nobody).
+	returned chan struct{}
 }
 
 func (r *deafRunner) Run(ctx context.Context, t storage.Task, dev device.Device, emit func(runtime.Event), _ runtime.Person) runtime.Result {
 	r.start <- t.ID
 	<-r.release
+	defer func() { r.returned <- struct{}{} }()
 	call := tools.NewCall(tools.Tap, map[string]int{"element": 1})
 	rec := plan.StepRecord{Number: 1, Intent: "late", Call: call, Status: lifecycle.StepSucceeded}
 	emit(runtime.Event{Type: lifecycle.EventStepFinished, Step: 1, Call: &call, Record: &rec}) // after its task ended: must not be recorded
@@ -776,7 +779,7 @@ func (r *deafRunner) Run(ctx context.Context, t storage.Task, dev device.Device,
 // the task cancelled, Close returns with the task interrupted, and what the
 // runner does when it finally returns is not recorded.
 func TestCancelAndStopEndADeafRunner(t *testing.T) {
-	r := &deafRunner{start: make(chan string, 2), release: make(chan struct{})}
+	r := &deafRunner{start: make(chan string, 2), release: make(chan struct{}), returned: make(chan struct{}, 2)}
 	defer close(r.release)
 	store := openStore(t)
 	var logs lockedBuffer
@@ -798,7 +801,7 @@ func TestCancelAndStopEndADeafRunner(t *testing.T) {
 	// Let the runner return now: its late step is not recorded, and the
 	// cancelled task stays cancelled.
 	r.release <- struct{}{}
-	time.Sleep(100 * time.Millisecond)
+	<-r.returned
 	if steps, _ := store.Steps(t.Context(), tk.ID); len(steps) != 0 {
 		t.Errorf("%d steps recorded after the task ended", len(steps))
 	}
@@ -819,7 +822,7 @@ func TestCancelAndStopEndADeafRunner(t *testing.T) {
 		t.Fatalf("second task after close: %s (%s) %v, want interrupted", got2.Status, got2.Cause, err)
 	}
 	r.release <- struct{}{}
-	time.Sleep(50 * time.Millisecond)
+	<-r.returned
 	for _, id := range []string{tk.ID, tk2.ID} {
 		if steps, _ := store.Steps(t.Context(), id); len(steps) != 0 {
 			t.Errorf("task %s: %d steps recorded after it ended", id, len(steps))
