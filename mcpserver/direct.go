@@ -124,14 +124,14 @@ func (s *Server) action(name string) toolHandler {
 		// every planner's step gets, and does not act when it would land
 		// elsewhere. Without an observation of this device there is
 		// nothing to check against: the call starts from a fresh read.
-		now := st.latest
-		if now == nil || st.device != dev {
+		seen := st.latest
+		if seen == nil || st.device != dev {
 			var err error
-			if now, err = h.stepper.Observe(ctx); err != nil {
+			if seen, err = h.stepper.Observe(ctx); err != nil {
 				return errorResult("%s: reading the screen failed: %v", name, err), nil
 			}
 		}
-		out, err := h.stepper.Do(ctx, call, now)
+		out, err := h.stepper.Do(ctx, call, seen)
 		if err != nil {
 			if errors.Is(err, device.ErrDisconnected) {
 				// Gone: the next call opens it afresh.
@@ -151,7 +151,7 @@ func (s *Server) action(name string) toolHandler {
 				name, out.Moved, st.label(), out.After.Listing()), nil
 		}
 		st.setLatest(dev, out.After)
-		return textResult(describeStep(out, now) + "\n" + st.header() + out.After.Listing()), nil
+		return textResult(describeStep(out, seen) + "\n" + st.header() + out.After.Listing()), nil
 	}
 }
 
