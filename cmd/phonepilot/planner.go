@@ -10,6 +10,7 @@ import (
 	"phonepilot/plan"
 	"phonepilot/plan/ai"
 	"phonepilot/plan/rule"
+	"phonepilot/tools"
 )
 
 // The planner names a task may ask for.
@@ -46,7 +47,7 @@ func (p plannerSpec) Validate() error {
 // the spec names the AI planner. It is the one place the camera is wired:
 // the AI planner, with vision on, gets the opened device's camera (nil for
 // a device without one); nothing else ever sees it. The AI planner offers
-// only the keys dev has (device.KeysOf; dev may be nil).
+// only the keys dev has (tools.SpecsFor(device.KeysOf); dev may be nil).
 func newPlanner(spec plannerSpec, cam frame.Camera, dev device.Device, log *slog.Logger) (plan.Planner, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
@@ -62,7 +63,7 @@ func newPlanner(spec plannerSpec, cam frame.Camera, dev device.Device, log *slog
 		cfg.Camera = cam
 	}
 	if dev != nil {
-		cfg.Keys = device.KeysOf(dev)
+		cfg.Tools = tools.SpecsFor(device.KeysOf(dev))
 	}
 	p, err := ai.New(cfg)
 	if err != nil {

@@ -9,9 +9,9 @@ import (
 	"sync"
 	"time"
 
-	"phonepilot/device"
 	"phonepilot/internal/clock"
 	"phonepilot/perception/frame"
+	"phonepilot/tools"
 )
 
 // Config is everything the AIPlanner and its provider need. cmd/ fills it
@@ -32,9 +32,10 @@ type Config struct {
 	// Camera gives the current screenshot; nil means none (plan from the
 	// Scene alone).
 	Camera frame.Camera
-	// Keys are the keys the device has (device.KeysOf): press_key offers
-	// only those. Nil offers every key.
-	Keys []device.Key
+	// Tools are the tools offered to the model: tools.SpecsFor the keys
+	// the device has (device.KeysOf), so press_key offers only those. Nil
+	// offers every tool with every key (tools.Specs).
+	Tools []tools.Spec
 	// ImageEdge is the long side of the screenshot sent, in pixels (at
 	// most MaxImageEdge); zero means DefaultImageEdge.
 	ImageEdge int

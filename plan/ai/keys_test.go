@@ -20,7 +20,11 @@ func TestToolListOffersOnlyTheDevicesKeys(t *testing.T) {
 	pressKey := func(keys []device.Key) (string, []string) {
 		t.Helper()
 		fp := &fakeProvider{script: []func(ai.Request) (ai.Reply, error){answer(`tap {"element": 2}`)}}
-		p, _ := newPlanner(t, fp, func(c *ai.Config) { c.Keys = keys })
+		p, _ := newPlanner(t, fp, func(c *ai.Config) {
+			if keys != nil {
+				c.Tools = tools.SpecsFor(keys)
+			}
+		})
 		if _, err := p.Plan(context.Background(), input(aitest.TaobaoHome())); err != nil {
 			t.Fatal(err)
 		}

@@ -73,9 +73,9 @@ func New(cfg Config) (*Planner, error) {
 // Provider (tests, or callers with their own client). The provider name and
 // key in cfg are not checked.
 func NewWithProvider(cfg Config, p Provider) *Planner {
-	specs := tools.Specs()
-	if cfg.Keys != nil {
-		specs = tools.SpecsFor(cfg.Keys)
+	specs := cfg.Tools
+	if specs == nil {
+		specs = tools.Specs()
 	}
 	ts := make([]ToolSpec, len(specs))
 	for i, s := range specs {
