@@ -245,13 +245,8 @@ func (w *work) failedOn(el scene.Element) bool {
 		if !ok {
 			continue
 		}
-		for j := el.Index; j >= 0 && j < len(w.sc.Elements); j = w.sc.Elements[j].Parent {
-			if j == i {
-				return true
-			}
-			if w.sc.Elements[j].Parent == j {
-				break
-			}
+		if el.Index == i || w.under(el, i) {
+			return true
 		}
 	}
 	return false
