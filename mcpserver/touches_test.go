@@ -14,15 +14,6 @@ import (
 	"phonepilot/safety/touchtest"
 )
 
-// allowAll is a policy that allows every category.
-func allowAll() safety.Policy {
-	var p safety.Policy
-	for _, c := range safety.Categories() {
-		p.Set(c, safety.Allow)
-	}
-	return p
-}
-
 // tryOverMCP brings the simulator to tg, then makes way's call on it as an
 // MCP client does: observe, then the tool by name with its arguments,
 // through the SDK's client and the server's protocol layer. It returns the
@@ -103,7 +94,7 @@ func TestEveryTouchWaitsForAPersonOverMCP(t *testing.T) {
 	reached := map[string][]string{}
 	for _, tg := range touchtest.Targets {
 		for _, w := range touchtest.Ways {
-			if got, _ := tryOverMCP(t, allowAll(), tg, w, nil); got != (touchtest.Effects{}) {
+			if got, _ := tryOverMCP(t, touchtest.AllowAll(), tg, w, nil); got != (touchtest.Effects{}) {
 				reached[w.Name] = append(reached[w.Name], tg.Name)
 			}
 		}
@@ -123,7 +114,7 @@ func TestEveryTouchWaitsForAPersonOverMCP(t *testing.T) {
 // the screen of the moment (the one check every planner's step gets) and
 // answers with the screen now. Enter chosen on that screen runs.
 func TestMCPActsOnTheScreenOfTheMoment(t *testing.T) {
-	h := newHarnessWith(t, allowAll())
+	h := newHarnessWith(t, touchtest.AllowAll())
 	p, err := h.devs.phone("sim")
 	if err != nil {
 		t.Fatal(err)

@@ -151,11 +151,7 @@ func TestEveryTouchWaitsForAPerson(t *testing.T) {
 			}
 		}
 	}
-	allow := safety.Policy{}
-	for _, c := range safety.Categories() {
-		allow.Set(c, safety.Allow)
-	}
-	g, err := safety.New(allow)
+	g, err := safety.New(touchtest.AllowAll())
 	must(t, err)
 	reached := map[string][]string{}
 	for _, tg := range touchtest.Targets {

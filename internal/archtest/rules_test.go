@@ -39,7 +39,7 @@ var allowedImports = map[string][]string{
 	"safety":         {"apps", "scene", "tools"},
 	// The touch table every front end's tests drive: the simulator's
 	// irreversible targets, the ways to touch them, their effects.
-	"safety/touchtest":  {"device", "device/sim", "tools"},
+	"safety/touchtest":  {"device", "device/sim", "safety", "tools"},
 	"plan/ai/anthropic": {"plan/ai", "plan", "tools", "scene", "perception/frame"},
 	"plan/ai/openai":    {"plan/ai", "plan", "tools", "scene", "perception/frame"},
 	// Test helpers shared by the AIPlanner's and the providers' tests.

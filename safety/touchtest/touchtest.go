@@ -16,6 +16,7 @@ import (
 
 	"phonepilot/device"
 	"phonepilot/device/sim"
+	"phonepilot/safety"
 	"phonepilot/tools"
 )
 
@@ -193,3 +194,13 @@ var Ways = func() []Way {
 // lets them (the table's control: with everything allowed each reaches an
 // effect, so the table tests what it says).
 var Clicking = []string{"tap", "long_press", "scroll left in it", "scroll right in it", "press_key enter"}
+
+// AllowAll is the control's policy: every category allowed, so the ways
+// in Clicking reach the effects and the table is seen to test them.
+func AllowAll() safety.Policy {
+	var p safety.Policy
+	for _, c := range safety.Categories() {
+		p.Set(c, safety.Allow)
+	}
+	return p
+}
