@@ -161,13 +161,8 @@ func serveOnHelperSim(t *testing.T, sp *serveProcess, device, goal string) *obse
 	for _, s := range steps.Steps {
 		o.steps = append(o.steps, s.Duration)
 	}
-	resp, err := http.Get(sp.url + "/v1/tasks/" + id + "/events")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	events := make(chan streamed, 1000)
-	go readStream(resp.Body, events)
+	events, stop := followEvents(t, sp.url, id)
+	defer stop()
 	timeout := time.After(30 * time.Second)
 	for {
 		select {

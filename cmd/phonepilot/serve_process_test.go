@@ -128,12 +128,7 @@ func TestServeKilledMidTask(t *testing.T) {
 	sp := startServeProcess(t, bin, db, "--sim-profile", "realistic")
 	task := postTask(t, sp.url, "open Taobao and search Mac mini", "sim:crash")
 
-	resp, err := http.Get(sp.url + "/v1/tasks/" + task.ID + "/events")
-	if err != nil {
-		t.Fatal(err)
-	}
-	events := make(chan streamed, 1000)
-	go readStream(resp.Body, events)
+	events, stop := followEvents(t, sp.url, task.ID)
 	seen := map[int]bool{}
 	deadline := time.After(60 * time.Second)
 	for len(seen) < 2 {
@@ -158,7 +153,7 @@ func TestServeKilledMidTask(t *testing.T) {
 		t.Fatal(err)
 	}
 	sp.cmd.Wait()
-	resp.Body.Close()
+	stop()
 
 	sp2 := startServeProcess(t, bin, db)
 	var got storage.Task
@@ -223,13 +218,8 @@ func TestServeSIGTERMEndsStreamsWithEnd(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "phonepilot.db")
 	sp := startServeProcess(t, bin, db, "--sim-profile", "slow")
 	task := postTask(t, sp.url, "open Taobao and search Mac mini", "sim:term")
-	resp, err := http.Get(sp.url + "/v1/tasks/" + task.ID + "/events")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	events := make(chan streamed, 1000)
-	go readStream(resp.Body, events)
+	events, stop := followEvents(t, sp.url, task.ID)
+	defer stop()
 	deadline := time.After(60 * time.Second)
 	for started := false; !started; {
 		select {

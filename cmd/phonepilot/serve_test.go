@@ -179,6 +179,19 @@ type streamed struct {
 	at              time.Time
 }
 
+// followEvents opens task id's event stream on the server at base and
+// reads it into a channel; stop closes the stream.
+func followEvents(t *testing.T, base, id string) (events <-chan streamed, stop func()) {
+	t.Helper()
+	resp, err := http.Get(base + "/v1/tasks/" + id + "/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := make(chan streamed, 1000)
+	go readStream(resp.Body, ch)
+	return ch, func() { resp.Body.Close() }
+}
+
 // readStream parses server-sent events until the stream ends or ctx is done.
 func readStream(body io.Reader, out chan<- streamed) {
 	defer close(out)
@@ -210,13 +223,8 @@ func TestServeEventStreamOnSimulator(t *testing.T) {
 	t.Parallel() // mostly waiting on the simulated phone or the browser
 	a := startServedAPI(t, openTestSQLite(t), "realistic")
 	task := postTask(t, a.url, "open Taobao and search Mac mini", "sim:sse")
-	resp, err := http.Get(a.url + "/v1/tasks/" + task.ID + "/events")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	events := make(chan streamed, 1000)
-	go readStream(resp.Body, events)
+	events, stop := followEvents(t, a.url, task.ID)
+	defer stop()
 
 	var steps []storage.Step
 	var stepSeen []time.Time

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -158,13 +157,8 @@ type apiTask struct {
 // approval_decided events' data.
 func decisions(t *testing.T, base, id string) []map[string]any {
 	t.Helper()
-	resp, err := http.Get(base + "/v1/tasks/" + id + "/events")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	events := make(chan streamed, 1000)
-	go readStream(resp.Body, events)
+	events, stop := followEvents(t, base, id)
+	defer stop()
 	var out []map[string]any
 	timeout := time.After(10 * time.Second)
 	for {
