@@ -65,16 +65,7 @@ func TestTableIsWellFormed(t *testing.T) {
 // The checker itself, on synthetic listings: each rule fails when broken.
 func TestCheckerFindsViolations(t *testing.T) {
 	root := t.TempDir()
-	writeGo := func(rel, src string) {
-		t.Helper()
-		path := filepath.Join(root, rel)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeGo := treeWriter(t, root)
 	writeGo("tools/bad.go", "package tools\n\nimport (\n\t\"fmt\"\n\t\"phonepilot/perception/frame\"\n)\n")
 	writeGo("runtime/x_test.go", "package runtime\n\nimport \"phonepilot/perception/frame\"\n")
 	dir := func(rel string) string { return filepath.Join(root, rel) }
@@ -149,6 +140,21 @@ func TestMatchAny(t *testing.T) {
 	} {
 		if got := matchAny(tc.rel, tc.patterns); got != tc.want {
 			t.Errorf("matchAny(%q, %v) = %v", tc.rel, tc.patterns, got)
+		}
+	}
+}
+
+// treeWriter writes files under root for a check to read: write(rel, src)
+// creates rel's folders and the file.
+func treeWriter(t *testing.T, root string) func(rel, src string) {
+	return func(rel, src string) {
+		t.Helper()
+		path := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
 		}
 	}
 }

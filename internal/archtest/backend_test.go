@@ -49,16 +49,7 @@ func TestNoDeviceNameSwitches(t *testing.T) {
 // TestNameSwitchCheckFinds: the check finds each kind of switch it names.
 func TestNameSwitchCheckFinds(t *testing.T) {
 	root := t.TempDir()
-	write := func(rel, src string) {
-		t.Helper()
-		p := filepath.Join(root, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := treeWriter(t, root)
 	write("device/backend/b.go", "package backend\n\nvar x = &Backend{Kind: \"adb\"}\nvar y = &Backend{\n\tKind: \"ios\",\n}\n")
 	write("cmd/x/x.go", `package main
 

@@ -6,7 +6,6 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -42,16 +41,7 @@ func TestPlatformFactsHaveOneHome(t *testing.T) {
 // and leaves apps, device/ and tests alone.
 func TestPlatformCheckFinds(t *testing.T) {
 	root := t.TempDir()
-	write := func(rel, src string) {
-		t.Helper()
-		p := filepath.Join(root, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := treeWriter(t, root)
 	write("runtime/v.go", `package runtime
 
 var dialogs = []string{"permissioncontroller", "com.google.android.gms"}
