@@ -133,9 +133,12 @@ func toFloat(v any) float64 {
 
 func anyList(v any) []any { l, _ := v.([]any); return l }
 
+// schemaPath is the flow file's JSON Schema.
+const schemaPath = "../docs/flow.schema.json"
+
 func loadSchema(t *testing.T) (map[string]any, schemaCheck) {
 	t.Helper()
-	raw, err := os.ReadFile("../docs/flow.schema.json")
+	raw, err := os.ReadFile(schemaPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,6 +196,9 @@ func TestEveryExampleFlowParsesAndFitsTheSchema(t *testing.T) {
 // The schema describes the structs Parse reads: the same fields, and the
 // tools a step may name.
 func TestSchemaMatchesTheFormat(t *testing.T) {
+	if os.Getenv("UPDATE_GOLDEN") != "" {
+		writeSchemaTools(t)
+	}
 	s, c := loadSchema(t)
 	props := func(m map[string]any) []string {
 		p, _ := m["properties"].(map[string]any)
@@ -224,19 +230,52 @@ func TestSchemaMatchesTheFormat(t *testing.T) {
 		}
 	}
 	step := c.defs["step"].(map[string]any)["properties"].(map[string]any)["tool"].(map[string]any)
-	var enum, names []string
+	var enum []string
 	for _, e := range anyList(step["enum"]) {
 		enum = append(enum, e.(string))
 	}
+	if names := stepTools(); !slices.Equal(enum, names) {
+		t.Errorf("schema tools %v, want the tools a step may use, in the registry's order %v (UPDATE_GOLDEN=1 go test ./flow -run TestSchemaMatchesTheFormat writes them)", enum, names)
+	}
+}
+
+// stepTools is the registry's tools a step may name: all but the one that
+// ends a task.
+func stepTools() []string {
+	var names []string
 	for _, tl := range tools.All() {
 		if !tl.Ends() {
 			names = append(names, tl.Name())
 		}
 	}
-	sort.Strings(enum)
-	sort.Strings(names)
-	if !slices.Equal(enum, names) {
-		t.Errorf("schema tools %v, want the tools a step may use %v", enum, names)
+	return names
+}
+
+// schemaToolEnum is the step's tool enum in docs/flow.schema.json.
+var schemaToolEnum = regexp.MustCompile(`("tool": \{ "type": "string", "enum": )\[[^\]]*\]`)
+
+// writeSchemaTools writes the registry's step tools into the schema's enum
+// under UPDATE_GOLDEN=1, so that a new tool reaches the schema without an
+// edit by hand.
+func writeSchemaTools(t *testing.T) {
+	t.Helper()
+	raw, err := os.ReadFile(schemaPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !schemaToolEnum.Match(raw) {
+		t.Fatalf("%s: no step tool enum of the form %s", schemaPath, schemaToolEnum)
+	}
+	list, err := json.Marshal(stepTools())
+	if err != nil {
+		t.Fatal(err)
+	}
+	enum := strings.ReplaceAll(string(list), `","`, `", "`)
+	out := schemaToolEnum.ReplaceAllFunc(raw, func(m []byte) []byte {
+		return append(schemaToolEnum.FindSubmatch(m)[1], enum...)
+	})
+	if err := os.WriteFile(schemaPath, out, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"go/token"
 	"io/fs"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -37,15 +39,49 @@ func tool(t *testing.T, name string) *Tool {
 	return tl
 }
 
-func TestEveryToolIsDefinedOnce(t *testing.T) {
-	want := []string{Tap, LongPress, TypeText, Scroll, PressKey, LaunchApp, Wait, FinishTask, AskUser}
-	all := All()
-	if len(all) != len(want) {
-		t.Fatalf("%d tools; want %d", len(all), len(want))
+// toolsMDOrder is the order of the tools the design's TOOLS.md defines.
+// The registry keeps them in this order (a tool added later may sit
+// anywhere between them); every other list of tools a test needs is taken
+// from the registry.
+var toolsMDOrder = []string{Tap, LongPress, TypeText, Scroll, PressKey, LaunchApp, Wait, FinishTask, AskUser}
+
+// registered is the registry's tool names, in its order.
+func registered() []string {
+	var out []string
+	for _, tl := range All() {
+		out = append(out, tl.Name())
 	}
-	for i, tl := range all {
-		if tl.Name() != want[i] || tl.Spec().Name != want[i] || tl.run == nil {
-			t.Errorf("tool %d: %q (spec %q, run %t); want %q in TOOLS.md order, with a run", i, tl.Name(), tl.Spec().Name, tl.run != nil, want[i])
+	return out
+}
+
+// checkTOOLSMDOrder fails unless every tool of TOOLS.md is in got, in
+// TOOLS.md's order.
+func checkTOOLSMDOrder(t *testing.T, got []string) {
+	t.Helper()
+	at := -1
+	for _, name := range toolsMDOrder {
+		i := slices.Index(got, name)
+		if i < 0 {
+			t.Errorf("%s is missing from %v", name, got)
+			continue
+		}
+		if i < at {
+			t.Errorf("%s is at %d in %v, before a tool TOOLS.md lists ahead of it", name, i, got)
+		}
+		at = i
+	}
+}
+
+func TestEveryToolIsDefinedOnce(t *testing.T) {
+	checkTOOLSMDOrder(t, registered())
+	seen := map[string]bool{}
+	for i, tl := range All() {
+		if tl.Name() == "" || seen[tl.Name()] || tl.Spec().Name != tl.Name() || tl.run == nil {
+			t.Errorf("tool %d: %q (spec %q, run %t, seen before %t); want a name of its own, its spec under that name, and a run", i, tl.Name(), tl.Spec().Name, tl.run != nil, seen[tl.Name()])
+		}
+		seen[tl.Name()] = true
+		if got, ok := Lookup(tl.Name()); !ok || got != tl {
+			t.Errorf("Lookup(%q) = %v, %t; want the registry's tool", tl.Name(), got, ok)
 		}
 		if tl.Ends() != (tl.Name() == FinishTask) {
 			t.Errorf("%s: Ends() = %t; only finish_task ends a task", tl.Name(), tl.Ends())
@@ -161,8 +197,10 @@ func TestEndingReadsFinishTask(t *testing.T) {
 // a call's name with a tool name (a switch or ==); they ask the tool's
 // definition. Building calls (tools.NewCall(tools.Tap, …)) is fine.
 func TestNoToolNameSwitchesOutsideTools(t *testing.T) {
-	names := map[string]bool{"Tap": true, "LongPress": true, "TypeText": true, "Scroll": true, "PressKey": true,
-		"LaunchApp": true, "Wait": true, "FinishTask": true}
+	names := toolNameConstants(t)
+	if len(names) < len(toolsMDOrder) {
+		t.Fatalf("found the constants %v; want one per tool of TOOLS.md at least", names)
+	}
 	isTool := func(e ast.Expr) bool {
 		sel, ok := e.(*ast.SelectorExpr)
 		if !ok {
@@ -228,4 +266,53 @@ func TestQuestionReadsAskUser(t *testing.T) {
 	if a := tool(t, AskUser).Act(NewCall(AskUser, AskUserArgs{Question: "x"})); a.Kind != ActNone {
 		t.Errorf("ask_user acts on the phone (%s); it must not", a.Kind)
 	}
+}
+
+// toolNameConstants is the package's exported string constants whose
+// value is a registered tool's name (const Tap = "tap" → "Tap"), read from
+// its source so that a new tool's constant is watched without an edit here.
+func toolNameConstants(t *testing.T) map[string]bool {
+	t.Helper()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	fset := token.NewFileSet()
+	for _, path := range files {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, path, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			gd, ok := d.(*ast.GenDecl)
+			if !ok || gd.Tok != token.CONST {
+				continue
+			}
+			for _, sp := range gd.Specs {
+				vs := sp.(*ast.ValueSpec)
+				if vs.Type != nil {
+					continue // a typed constant (InputTap InputKind = "tap") names something else
+				}
+				for i, id := range vs.Names {
+					if i >= len(vs.Values) || !id.IsExported() {
+						continue
+					}
+					lit, ok := vs.Values[i].(*ast.BasicLit)
+					if !ok || lit.Kind != token.STRING {
+						continue
+					}
+					if v, err := strconv.Unquote(lit.Value); err == nil {
+						if _, isTool := Lookup(v); isTool {
+							names[id.Name] = true
+						}
+					}
+				}
+			}
+		}
+	}
+	return names
 }

@@ -600,9 +600,27 @@ func TestLongHistoryIsBounded(t *testing.T) {
 	}
 }
 
+// goldenTools are the tools the golden prompts and request bodies offer:
+// the nine of the design's TOOLS.md, fixed, so that the goldens pin how a
+// request is built and a new tool does not rewrite them. That the planner
+// offers every registered tool unchanged is
+// TestPlannerSelectsASingleActionForTheCurrentTurn's check.
+func goldenTools(t *testing.T) []tools.Spec {
+	t.Helper()
+	var out []tools.Spec
+	for _, name := range []string{tools.Tap, tools.LongPress, tools.TypeText, tools.Scroll, tools.PressKey, tools.LaunchApp, tools.Wait, tools.FinishTask, tools.AskUser} {
+		s, ok := tools.SpecFor(name)
+		if !ok {
+			t.Fatalf("no tool %s", name)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
 func TestPromptGolden(t *testing.T) {
 	fp := &fakeProvider{script: []func(ai.Request) (ai.Reply, error){answer(`tap {"element":7}`)}}
-	p, _ := newPlanner(t, fp, func(c *ai.Config) { c.Camera = phoneCamera(t); c.HistorySteps = 2 })
+	p, _ := newPlanner(t, fp, func(c *ai.Config) { c.Camera = phoneCamera(t); c.HistorySteps = 2; c.Tools = goldenTools(t) })
 	hist := []plan.StepRecord{
 		step(1, `launch_app {"app":"Taobao"}`, lifecycle.StepSucceeded, true),
 		step(2, `tap {"element":2}`, lifecycle.StepSucceeded, true),

@@ -115,6 +115,7 @@ func TestPlannerRequestBodiesGolden(t *testing.T) {
 			cfg := ai.Defaults()
 			cfg.Provider, cfg.APIKey, cfg.BaseURL, cfg.Camera = name, "k", baseURL(name, srv.URL), cam
 			cfg.CacheKey = "phonepilot-task-1"
+			cfg.Tools = goldenTools(t)
 			p, err := ai.New(cfg)
 			if err != nil {
 				t.Fatal(err)

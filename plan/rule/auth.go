@@ -118,8 +118,8 @@ func (w *work) codeField() (scene.Element, bool) {
 func trailingAsks(hist []plan.StepRecord) int {
 	n := 0
 	for i := len(hist) - 1; i >= 0; i-- {
-		switch {
-		case hist[i].Call.Name == tools.AskUser:
+		switch tl, ok := tools.Lookup(hist[i].Call.Name); {
+		case ok && tl.Asks():
 			n++
 		case hist[i].Tag.Kind == tagAnswer:
 		default:
