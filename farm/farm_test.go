@@ -439,6 +439,96 @@ func TestAnyDeviceWaitsForAnOfflineMatch(t *testing.T) {
 	}
 }
 
+// held runs each task until the test lets its goal go.
+type held struct {
+	mu      sync.Mutex
+	release map[string]chan struct{}
+}
+
+func newHeld(goals ...string) *held {
+	h := &held{release: map[string]chan struct{}{}}
+	for _, g := range goals {
+		h.release[g] = make(chan struct{})
+	}
+	return h
+}
+
+func (h *held) Run(ctx context.Context, t storage.Task, _ device.Device, emit func(runtime.Event), _ runtime.Person) runtime.Result {
+	h.mu.Lock()
+	release := h.release[t.Goal]
+	h.mu.Unlock()
+	emit(runtime.Event{Type: lifecycle.EventTaskStarted, Reason: t.Goal})
+	select {
+	case <-release:
+		return runtime.Result{Status: lifecycle.Completed, Reason: "done"}
+	case <-ctx.Done():
+		return runtime.Result{Status: lifecycle.Cancelled, Reason: "stopped"}
+	}
+}
+
+func (h *held) let(goal string) { close(h.release[goal]) }
+
+// An "any" task is not given to a phone whose own queue has a task
+// waiting: it goes to a matching phone that is really free, and the task
+// queued for sim:a keeps its turn there. Between sim:a's task and its next
+// one, sim:a is free for a few milliseconds while its next task's job is
+// being fetched; the test holds that moment open as a fetching River client
+// does, by locking the job's row.
+func TestAnyTaskSkipsAPhoneWithATaskWaiting(t *testing.T) {
+	e := newEnv(t)
+	front, _ := e.front()
+	run := newHeld("first on a", "next on a", "any")
+	run.let("any") // the any task itself ends at once
+	en := map[string]string{"locale": "en"}
+	e.worker("a", &fakeDevices{offers: []Offer{{Name: "sim:a", Labels: en}, {Name: "sim:b", Labels: en}}}, run, nil)
+	e.waitRegistered("sim:a", "sim:b")
+	submit := func(goal, dev string, labels map[string]string) string {
+		t.Helper()
+		tk, err := front.Submit(e.ctx, task.Request{Goal: goal, Device: dev, Labels: labels})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tk.ID
+	}
+	jobState := func(id string) string {
+		var state string
+		if err := e.pool.QueryRow(e.ctx, "SELECT state FROM river_job WHERE args->>'task_id' = $1", id).Scan(&state); err != nil {
+			t.Fatal(err)
+		}
+		return state
+	}
+	first := submit("first on a", "sim:a", nil)
+	e.waitTask(first, 10*time.Second, func(t storage.Task) bool { return t.Status == lifecycle.Running })
+	next := submit("next on a", "sim:a", nil) // waits for sim:a
+
+	fetching, err := e.pool.Begin(e.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = fetching.Rollback(e.ctx) }()
+	if _, err := fetching.Exec(e.ctx, "SELECT id FROM river_job WHERE args->>'task_id' = $1 FOR UPDATE", next); err != nil {
+		t.Fatal(err)
+	}
+	run.let("first on a")
+	e.until("the first task's job to end (sim:a's worker let go of the phone)", func() bool { return jobState(first) == "completed" })
+
+	anyID := submit("any", AnyDevice, en)
+	got := e.waitTask(anyID, 10*time.Second, final)
+	if got.Status != lifecycle.Completed || got.Device != "sim:b" {
+		t.Errorf("the any task: %s on %s (%s); want completed on sim:b, the free phone, not on sim:a ahead of the task waiting there", got.Status, got.Device, got.Reason)
+	}
+	if nt, _ := e.store.Task(e.ctx, next); nt.Status != lifecycle.Queued || jobState(next) != "available" {
+		t.Errorf("sim:a's next task is %s (job %s) while its job is being fetched, want queued", nt.Status, jobState(next))
+	}
+	if err := fetching.Rollback(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	run.let("next on a")
+	if nt := e.waitTask(next, 10*time.Second, final); nt.Status != lifecycle.Completed || nt.Device != "sim:a" {
+		t.Errorf("sim:a's next task: %s on %s (%s)", nt.Status, nt.Device, nt.Reason)
+	}
+}
+
 // gated asks a person to approve before it completes.
 type gated struct{}
 
