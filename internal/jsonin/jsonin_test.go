@@ -20,6 +20,7 @@ func TestCheck(t *testing.T) {
 		{`{"goal":"a","Goal":"b"}`, `given twice`},
 		{`{"max_steps":1,"MAX_STEPS":2}`, `given twice`},
 		{"{\"kind\":1,\"\u212aind\":2}", `given twice`}, // the Kelvin sign folds to k
+		{"{\"status\":1,\"\u017ftatus\":2}", `given twice`}, // the long s folds to s (upper case first: S)
 		{`{"params":{"q":"a","Q":"b"}}`, `given twice in params`},
 		{`{"a":[{"x":1},{"x":1,"x":2}]}`, `given twice in a[1]`},
 		{`{"a":{"x":1},"b":{"x":1}}`, ""}, // the same key in two objects
@@ -51,6 +52,10 @@ func TestWhatEncodingJSONLetsThrough(t *testing.T) {
 	var v struct{ Goal string }
 	if err := json.Unmarshal([]byte(`{"goal":"look","GOAL":"buy"}`), &v); err != nil || v.Goal != "buy" {
 		t.Errorf("duplicate keys: %v %q", err, v.Goal)
+	}
+	var st struct{ Status string }
+	if err := json.Unmarshal([]byte("{\"status\":\"paid\",\"\u017ftatus\":\"unpaid\"}"), &st); err != nil || st.Status != "unpaid" {
+		t.Errorf("a long s matches s: %v %q", err, st.Status)
 	}
 	if err := json.Unmarshal([]byte("{\"goal\":\"a\xffb\"}"), &v); err != nil || v.Goal != "a\ufffdb" {
 		t.Errorf("invalid UTF-8: %v %q", err, v.Goal)
