@@ -19,7 +19,7 @@ func TestCheck(t *testing.T) {
 		{`{"goal":"a","GOAL":"b"}`, `"GOAL" is given twice (as "goal" and "GOAL"`},
 		{`{"goal":"a","Goal":"b"}`, `given twice`},
 		{`{"max_steps":1,"MAX_STEPS":2}`, `given twice`},
-		{"{\"kind\":1,\"\u212aind\":2}", `given twice`}, // the Kelvin sign folds to k
+		{"{\"kind\":1,\"\u212aind\":2}", `given twice`},     // the Kelvin sign folds to k
 		{"{\"status\":1,\"\u017ftatus\":2}", `given twice`}, // the long s folds to s (upper case first: S)
 		{`{"params":{"q":"a","Q":"b"}}`, `given twice in params`},
 		{`{"a":[{"x":1},{"x":1,"x":2}]}`, `given twice in a[1]`},
