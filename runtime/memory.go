@@ -70,11 +70,17 @@ func (m *Memory) MarkStuckReported() { m.from = len(m.steps) }
 
 // Stuck describes the loop the task is in, or returns "" when there is none:
 // the same action on the same screen RepeatLimit times, or no new screen for
-// StuckSteps steps.
+// StuckSteps steps. A step interrupted by something that came up over the
+// screen is not a repeat: the action did not meet the screen it was planned
+// on, and doing it again once that is cleared is the way on (a loop of
+// interruptions still shows as no new screen).
 func (m *Memory) Stuck() string {
 	steps := m.steps[m.from:]
 	counts := map[string]int{}
 	for _, s := range steps {
+		if s.Effect == plan.EffectInterrupted {
+			continue
+		}
 		key := s.Before + "\x00" + s.Call.String()
 		counts[key]++
 		if counts[key] >= m.repeatLimit {

@@ -49,3 +49,22 @@ func TestMemoryKeepsRecentScenesBounded(t *testing.T) {
 		t.Errorf("scenes %+v, want the last three distinct: C, D, E", sc)
 	}
 }
+
+// An action interrupted by a popup, cleared and tried again on the same
+// screen, is not a loop; the same action failing on its own is.
+func TestMemoryInterruptedStepsAreNotRepeats(t *testing.T) {
+	tap := tools.NewCall(tools.Tap, map[string]int{"element": 1})
+	for _, tc := range []struct {
+		effect plan.Effect
+		stuck  bool
+	}{{plan.EffectInterrupted, false}, {plan.EffectSeen, true}} {
+		m := NewMemory(3, 3, 100)
+		for i := range 3 {
+			// Before each try a new screen (the popup) came and went.
+			m.AddStep(plan.StepRecord{Number: i + 1, Call: tap, Before: "list", After: "popup", Effect: tc.effect})
+		}
+		if got := m.Stuck() != ""; got != tc.stuck {
+			t.Errorf("effect %q: Stuck() = %q, want stuck %v", tc.effect, m.Stuck(), tc.stuck)
+		}
+	}
+}
