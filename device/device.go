@@ -86,9 +86,11 @@ type Facts interface {
 
 // AppStopper is implemented by devices that can stop an app (Android's
 // force-stop: its process ends, its next launch starts fresh). A farm
-// worker stops the last task's app before the next task.
+// worker stops the last task's app before the next task; launch_app's
+// stop (a flow's first step) stops the app before launching it. app is a
+// package or any name LaunchApp takes.
 type AppStopper interface {
-	StopApp(ctx context.Context, pkg string) error
+	StopApp(ctx context.Context, app string) error
 }
 
 // PackageLister is implemented by devices that can list their installed

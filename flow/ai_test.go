@@ -24,6 +24,7 @@ import (
 	"phonepilot/scene"
 	"phonepilot/storage"
 	"phonepilot/task"
+	"phonepilot/tools"
 )
 
 var aiGoals = map[string]string{"en": "open Taobao and search Mac mini", "zh": "打开淘宝搜索Mac mini"}
@@ -66,6 +67,12 @@ func (c *counting) Scene(ctx context.Context) (*scene.Scene, error) {
 	return c.Device.Scene(ctx)
 }
 
+// StopApp passes the simulator's force-stop through (a flow starts its app
+// from its start).
+func (c *counting) StopApp(ctx context.Context, app string) error {
+	return c.Device.(device.AppStopper).StopApp(ctx, app)
+}
+
 // figures are what a run cost.
 type figures struct {
 	wall      time.Duration // real time
@@ -88,10 +95,16 @@ func run(t *testing.T, cfg sim.Config, goal string, planner plan.Planner) (runti
 	if err != nil {
 		t.Fatal(err)
 	}
+	return runOn(t, p, clk, cfg.Seed, goal, planner)
+}
+
+// runOn runs the goal on the phone p as it is (what an earlier task left).
+func runOn(t *testing.T, p *sim.Phone, clk *clock.Fake, seed int64, goal string, planner plan.Planner) (runtime.Result, []storage.Step, taobaoState, figures) {
+	t.Helper()
 	dev := &counting{Device: p.Device()}
 	var steps []storage.Step
 	rc := runtime.Defaults()
-	rc.Seed = cfg.Seed
+	rc.Seed = seed
 	r, err := runtime.New(rc, dev, planner, runtime.Options{Clock: clk, Logger: testlog.New(t), OnEvent: func(e runtime.Event) {
 		if e.Type == lifecycle.EventStepFinished {
 			sj, _ := json.Marshal(e.Scene)
@@ -182,6 +195,57 @@ func TestAIRunExportedReplaysWithoutTheModel(t *testing.T) {
 			}
 			t.Logf("FIGURES profile %q: AI run %s (%d model calls); replay %s", profile, orig, turns, replay)
 		})
+	}
+}
+
+// A flow exported from a run starts its app from its start: run one after
+// another on the same phone, as a server runs them, each replay begins on
+// Taobao's home page, not on the results page the last one left (where the
+// search bar it taps is not). Each step line shows the value it types.
+func TestFlowsOnOnePhoneStartFromTheAppsStart(t *testing.T) {
+	f, _, _ := aiFlow(t, sim.Config{}, aiGoals["en"])
+	if a := f.Steps[0].Args; a["app"] != "Taobao" || a["stop"] != true {
+		t.Fatalf("the exported flow's first step is %s %v; want launch_app with stop: true", f.Steps[0].Tool, a)
+	}
+	clk := clock.NewFake(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
+	p, err := sim.New(sim.Config{Clock: clk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, q := range []string{"Mac mini", "iPhone 16", "机械键盘"} {
+		fp, err := NewPlanner(f, Options{Params: map[string]string{"query": q}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, steps, st, _ := runOn(t, p, clk, 0, fp.Goal(), fp)
+		if res.Status != lifecycle.Completed || st.LastSearch != q || st.Screen != "results" {
+			t.Fatalf("replay %d (%q) on the phone the last one left: %s (%s), searches %q, screen %s", i+1, q, res.Status, res.Reason, st.Searches, st.Screen)
+		}
+		var typedLine string
+		for _, s := range steps {
+			if s.Call.Name == tools.TypeText {
+				typedLine = s.Intent
+			}
+		}
+		if !strings.Contains(typedLine, strconv.Quote(q)) {
+			t.Errorf("replay %d: the step line of the typing is %q; want it to show %q", i+1, typedLine, q)
+		}
+	}
+}
+
+// A flow exported before intents named their parameter ("type \"Mac
+// mini\" into …") shows the value set all the same.
+func TestOldStepLineShowsTheValueSet(t *testing.T) {
+	f, _, _ := aiFlow(t, sim.Config{}, aiGoals["en"])
+	for i, s := range f.Steps {
+		f.Steps[i].Intent = strings.ReplaceAll(s.Intent, "${query}", "Mac mini")
+	}
+	bound, err := f.Bind(map[string]string{"query": "iPhone 16"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := bound.Steps[2].Intent; !strings.Contains(got, `"iPhone 16"`) || strings.Contains(got, "Mac mini") {
+		t.Errorf("step 3's line %q; want it to show the value set, \"iPhone 16\"", got)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"phonepilot/lifecycle"
@@ -63,18 +64,25 @@ func Export(t storage.Task, steps []storage.Step) (*Flow, error) {
 			continue
 		}
 		history = append(history, st)
+		s := Step{}
 		if text, ok := typed(st.Call); ok && text != "" {
 			name := paramFor(sc, st.Call, vals)
 			vals[name] = text
 			f.Params[name] = Param{Default: text}
+			s = stepOf(st.Call, sc, vals)
+			// The step line shows the value a run types (--set), not the
+			// recorded one.
+			s.Intent = strings.Replace(cleanIntent(st.Intent), strconv.Quote(text), `"${`+name+`}"`, 1)
+		} else {
+			s = stepOf(st.Call, sc, vals)
+			s.Intent = cleanIntent(st.Intent)
 		}
-		s := stepOf(st.Call, sc, vals)
-		s.Intent = cleanIntent(st.Intent)
 		f.Steps = append(f.Steps, s)
 	}
 	if len(f.Steps) == 0 {
 		return nil, fmt.Errorf("%w: task %s has no step to replay", ErrNotExportable, t.ID)
 	}
+	fromTheStart(&f.Steps[0])
 	for _, name := range slices.Sorted(maps.Keys(vals)) {
 		if v := vals[name]; strings.Contains(f.Goal, v) {
 			f.Goal = strings.ReplaceAll(f.Goal, v, "${"+name+"}")
@@ -102,6 +110,24 @@ func Export(t storage.Task, steps []storage.Step) (*Flow, error) {
 		return nil, fmt.Errorf("flow: export of task %s: %w", t.ID, err)
 	}
 	return f, nil
+}
+
+// fromTheStart makes a flow that opens with launch_app start that app from
+// its first screen (stop: true), whatever screen the last task left it on
+// (Maestro's launchApp with stopApp). A flow recorded from inside an app,
+// with no launch first, starts where the phone is.
+func fromTheStart(s *Step) {
+	t, ok := tools.Lookup(s.Tool)
+	if call, err := s.call(nil); !ok || err != nil || t.Act(call).Kind != tools.ActLaunch {
+		return
+	}
+	if s.Args == nil {
+		s.Args = map[string]any{}
+	}
+	s.Args["stop"] = true
+	if app, ok := s.Args["app"].(string); ok && s.Intent == "launch "+app {
+		s.Intent = "launch " + app + " from its start"
+	}
 }
 
 // skip says which recorded steps a flow leaves out.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"phonepilot/task"
@@ -34,6 +35,7 @@ func (f *Flow) Bind(values map[string]string) (*Flow, error) {
 	}
 	out.Steps = make([]Step, len(f.Steps))
 	for i, s := range f.Steps {
+		s.Intent = f.boundIntent(s, vals)
 		s.Args, _ = substituteAny(s.Args, vals).(map[string]any)
 		s.Target = s.Target.substitute(vals)
 		if s.Expect != nil {
@@ -45,6 +47,23 @@ func (f *Flow) Bind(values map[string]string) (*Flow, error) {
 		out.Steps[i] = s
 	}
 	return &out, nil
+}
+
+// boundIntent is s's step line with the run's values: its ${name}s
+// replaced, and in a line written without them (a flow exported before
+// intents named parameters) the default of the parameter the step types
+// replaced by the value set, so the line shows what is typed.
+func (f *Flow) boundIntent(s Step, vals map[string]string) string {
+	if strings.Contains(s.Intent, "${") {
+		return substitute(s.Intent, vals)
+	}
+	ref, _ := s.Args["text"].(string)
+	if m := paramRef.FindStringSubmatch(ref); m != nil && m[0] == ref {
+		if def := f.Params[m[1]].Default; def != "" && vals[m[1]] != def {
+			return strings.Replace(s.Intent, strconv.Quote(def), strconv.Quote(vals[m[1]]), 1)
+		}
+	}
+	return s.Intent
 }
 
 // defaults are the parameters' defaults; with placeholder, a parameter

@@ -244,6 +244,7 @@ func (s Step) strings() map[string]string {
 		}
 	}
 	walk("args", s.Args)
+	out["intent"] = s.Intent
 	for name, sel := range map[string]*Selector{"target": s.Target} {
 		if sel != nil {
 			out[name+".id"], out[name+".text"], out[name+".desc"] = sel.ID, sel.Text, sel.Desc

@@ -22,6 +22,9 @@ const (
 	InputText      InputKind = "text"
 	InputKey       InputKind = "key"
 	InputLaunch    InputKind = "launch"
+	// InputStop force-stops an app (launch_app's stop) on a device that can
+	// (device.AppStopper); a device that cannot is ErrUnsupported.
+	InputStop InputKind = "stop"
 )
 
 // Input is one input a call gives the phone, declared before it runs:
@@ -46,7 +49,7 @@ type Input struct {
 	Hold         time.Duration
 	Text         string     // InputText
 	Key          device.Key // InputKey
-	App          string     // InputLaunch
+	App          string     // InputLaunch, InputStop
 	// what names the input in an error ("type_text: focus [3]").
 	what string
 }
@@ -205,6 +208,12 @@ func perform(ctx context.Context, dev device.Device, ins []Input) error {
 			err = dev.Key(ctx, in.Key)
 		case InputLaunch:
 			err = dev.LaunchApp(ctx, in.App)
+		case InputStop:
+			if s, ok := dev.(device.AppStopper); ok {
+				err = s.StopApp(ctx, in.App)
+			} else {
+				err = fmt.Errorf("this phone cannot stop an app: %w", device.ErrUnsupported)
+			}
 		default:
 			err = fmt.Errorf("unknown input %q", in.Kind)
 		}

@@ -147,7 +147,7 @@ func TestEveryInputIsDeclared(t *testing.T) {
 // lands says why a recorded input is not the declared one ("" when it is).
 func lands(sc *scene.Scene, c tools.Call, g fake.Call, in tools.Input) string {
 	method := map[tools.InputKind]fake.Method{tools.InputTap: fake.MethodTap, tools.InputLongPress: fake.MethodLongPress,
-		tools.InputSwipe: fake.MethodSwipe, tools.InputText: fake.MethodTypeText, tools.InputKey: fake.MethodKey, tools.InputLaunch: fake.MethodLaunchApp}
+		tools.InputSwipe: fake.MethodSwipe, tools.InputText: fake.MethodTypeText, tools.InputKey: fake.MethodKey, tools.InputLaunch: fake.MethodLaunchApp, tools.InputStop: fake.MethodStopApp}
 	if method[in.Kind] != g.Method {
 		return fmt.Sprintf("declared a %s", in.Kind)
 	}

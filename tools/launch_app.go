@@ -13,6 +13,10 @@ const LaunchApp = "launch_app"
 // LaunchAppArgs are launch_app's arguments.
 type LaunchAppArgs struct {
 	App string `json:"app"`
+	// Stop force-stops the app first, so it opens on its first screen
+	// whatever the last task left (Maestro's launchApp with stopApp): how a
+	// flow starts.
+	Stop bool `json:"stop,omitempty"`
 }
 
 var launchAppTool = &Tool{
@@ -21,20 +25,35 @@ var launchAppTool = &Tool{
 	schemaText: `{
   "type": "object",
   "properties": {
-    "app": {"type": "string", "minLength": 1, "description": "The app's name as shown to users, or its Android package name."}
+    "app": {"type": "string", "minLength": 1, "description": "The app's name as shown to users, or its Android package name."},
+    "stop": {"type": "boolean", "description": "Stop the app first, so it opens on its first screen instead of where it was left."}
   },
   "required": ["app"],
   "additionalProperties": false
 }`,
 	example: Example{`{"app":"Taobao"}`, `launched Taobao`},
 	inputs: func(c Call, _ *runEnv) []Input {
-		app := args[LaunchAppArgs](c).App
-		return []Input{{Kind: InputLaunch, On: -1, Hit: -1, App: app, what: fmt.Sprintf("launch_app %q", app)}}
+		a := args[LaunchAppArgs](c)
+		launch := Input{Kind: InputLaunch, On: -1, Hit: -1, App: a.App, what: fmt.Sprintf("launch_app %q", a.App)}
+		if !a.Stop {
+			return []Input{launch}
+		}
+		return []Input{{Kind: InputStop, On: -1, Hit: -1, App: a.App, what: fmt.Sprintf("launch_app %q: stop it first", a.App)}, launch}
 	},
 	run: func(_ context.Context, _ *runEnv, c Call) (Result, error) {
-		return Result{Text: "launched " + oneLine(args[LaunchAppArgs](c).App, 60)}, nil
+		a := args[LaunchAppArgs](c)
+		if a.Stop {
+			return Result{Text: "stopped and launched " + oneLine(a.App, 60)}, nil
+		}
+		return Result{Text: "launched " + oneLine(a.App, 60)}, nil
 	},
-	intent: func(c Call, _ string) string { return "launch " + args[LaunchAppArgs](c).App },
+	intent: func(c Call, _ string) string {
+		a := args[LaunchAppArgs](c)
+		if a.Stop {
+			return "launch " + a.App + " from its start"
+		}
+		return "launch " + a.App
+	},
 	act:    func(c Call) Act { return Act{Kind: ActLaunch, App: args[LaunchAppArgs](c).App} },
 	effect: func(Call) Effect { return Effect{Kind: EffectChange} },
 	// The app in front is the effect, also when it was in front already

@@ -47,10 +47,12 @@ func TestSpecsFollowTheContract(t *testing.T) {
 	if _, ok := SpecFor("click"); ok {
 		t.Error("SpecFor found a tool that is not in the contract")
 	}
-	// The arguments of TOOLS.md, exactly.
+	// The arguments of TOOLS.md, exactly, and launch_app's optional stop
+	// (a flow starts its app from its first screen, as Maestro's launchApp
+	// with stopApp; docs/flows.md).
 	args := map[string][]string{
 		"tap": {"element"}, "long_press": {"element"}, "type_text": {"text", "element", "submit"},
-		"scroll": {"direction", "element"}, "press_key": {"key"}, "launch_app": {"app"},
+		"scroll": {"direction", "element"}, "press_key": {"key"}, "launch_app": {"app", "stop"},
 		"wait": {"seconds"}, "finish_task": {"success", "reason"},
 	}
 	for name, want := range args {

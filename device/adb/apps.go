@@ -137,11 +137,22 @@ func (d *Device) hasPackage(ctx context.Context, pkg string) (bool, error) {
 	return false, nil
 }
 
-// StopApp force-stops pkg (`am force-stop`): its process ends and its next
-// launch starts fresh.
-func (d *Device) StopApp(ctx context.Context, pkg string) error {
+// StopApp force-stops an app (`am force-stop`): its process ends and its
+// next launch starts fresh. app is a package or a name LaunchApp takes
+// (resolved among the installed packages the same way).
+func (d *Device) StopApp(ctx context.Context, app string) error {
+	pkg := strings.TrimSpace(app)
 	if !apps.LooksLikePackage(pkg) {
-		return fmt.Errorf("adb: stop app: %q is not a package name", pkg)
+		if pkg == "" {
+			return fmt.Errorf("adb: stop app: empty name: %w", device.ErrAppNotFound)
+		}
+		installed, err := d.Packages(ctx)
+		if err != nil {
+			return err
+		}
+		if pkg, err = ResolveApp(pkg, installed); err != nil {
+			return err
+		}
 	}
 	_, err := d.run(ctx, d.cfg.Timeouts.Command, "am force-stop "+Quote(pkg))
 	return err

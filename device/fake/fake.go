@@ -32,6 +32,8 @@ const (
 	MethodTypeText  Method = "TypeText"
 	MethodKey       Method = "Key"
 	MethodLaunchApp Method = "LaunchApp"
+	// MethodStopApp is device.AppStopper's.
+	MethodStopApp Method = "StopApp"
 )
 
 // Call is one recorded method call. Only the fields of its Method are set.
@@ -42,7 +44,7 @@ type Call struct {
 	Duration time.Duration // LongPress, Swipe
 	Text     string        // TypeText
 	Key      device.Key    // Key
-	App      string        // LaunchApp
+	App      string        // LaunchApp, StopApp
 	Err      error         // what the call returned
 }
 
@@ -61,6 +63,8 @@ func (c Call) String() string {
 		return fmt.Sprintf("Key(%s)", c.Key)
 	case MethodLaunchApp:
 		return fmt.Sprintf("LaunchApp(%q)", c.App)
+	case MethodStopApp:
+		return fmt.Sprintf("StopApp(%q)", c.App)
 	}
 	return string(c.Method) + "()"
 }
@@ -246,4 +250,9 @@ func (d *Device) Key(ctx context.Context, k device.Key) error {
 // LaunchApp records a launch.
 func (d *Device) LaunchApp(ctx context.Context, app string) error {
 	return d.record(ctx, Call{Method: MethodLaunchApp, App: app}, nil)
+}
+
+// StopApp records a force-stop (device.AppStopper).
+func (d *Device) StopApp(ctx context.Context, app string) error {
+	return d.record(ctx, Call{Method: MethodStopApp, App: app}, nil)
 }

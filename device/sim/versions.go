@@ -113,11 +113,18 @@ func (p *Phone) dumpsysPackage(e *cmdEnv, pkg string) {
 	e.out("Dexopt state:\n  [%s]\n    path: %s/base.apk\n      x86_64: [status=speed-profile] [reason=install-dm]\n", pkg, dir)
 }
 
-// StopApp force-stops pkg as `am force-stop` does: its process ends and its
-// next launch starts fresh.
-func (d *Device) StopApp(ctx context.Context, pkg string) error {
-	if !apps.LooksLikePackage(pkg) {
-		return fmt.Errorf("sim: stop app: %q is not a package name", pkg)
+// StopApp force-stops an app as `am force-stop` does: its process ends and
+// its next launch starts fresh. app is a package or a name LaunchApp takes.
+func (d *Device) StopApp(ctx context.Context, app string) error {
+	pkg := app
+	if !apps.LooksLikePackage(app) {
+		d.p.mu.Lock()
+		a := d.p.resolveApp(app)
+		d.p.mu.Unlock()
+		if a == nil {
+			return fmt.Errorf("sim: stop app %q: %w", app, device.ErrAppNotFound)
+		}
+		pkg = a.pkg()
 	}
 	var errOut bytes.Buffer
 	if code := d.p.Exec(ctx, "am force-stop "+pkg, false, &bytes.Buffer{}, &errOut); code != 0 {
