@@ -42,6 +42,10 @@ offline), model and screen size (from "wm size"; an override wins).
 Drive one with --device adb:SERIAL, or --device adb when it is the only one.
 The simulated phone (--device sim) needs no adb and is not listed.
 
+iPhones on USB are listed as ios:UDID from usbmuxd ($USBMUXD_SOCKET_ADDRESS,
+else /var/run/usbmuxd; none when no usbmuxd runs there); --device ios:UDID
+drives one through WebDriverAgent on its port 8100 (docs/ios.md).
+
 The adb server is --adb-server, else $ADB_SERVER_SOCKET (tcp:HOST:PORT), else
 127.0.0.1:5037. When none answers there and none was named, devices starts
 one with "adb start-server", as adb itself does, says so, and leaves it

@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -17,6 +19,7 @@ import (
 	"phonepilot/api"
 	"phonepilot/device/sim"
 	"phonepilot/device/sim/adbd"
+	"phonepilot/device/sim/simusbmux"
 	"phonepilot/device/sim/simwda"
 )
 
@@ -27,6 +30,8 @@ type simOptions struct {
 	adbAddr       string
 	controlAddr   string
 	wdaAddr       string // --wda: serve the phone as an iPhone behind WebDriverAgent's API
+	usbmuxdPath   string // --usbmuxd: play usbmuxd on this unix socket, the iPhone's WDA on its port 8100
+	udid          string // --udid: the iPhone's UDID on the simulated usbmuxd
 	locale        string
 	profile       string
 	seed          int64
@@ -59,7 +64,7 @@ phone by itself (as emulator-5554 for port 5555).`,
   adb -s 127.0.0.1:15555 shell uiautomator dump /sdcard/window_dump.xml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if o.wdaAddr != "" && !cmd.Flags().Changed("adb") {
+			if (o.wdaAddr != "" || o.usbmuxdPath != "") && !cmd.Flags().Changed("adb") {
 				o.adbAddr = "" // an iPhone has no adb
 			}
 			return runSim(cmd.Context(), o, cmd.OutOrStdout(), cmd.ErrOrStderr(), nil)
@@ -68,6 +73,8 @@ phone by itself (as emulator-5554 for port 5555).`,
 	f := cmd.Flags()
 	f.StringVar(&o.adbAddr, "adb", "127.0.0.1:15555", "address the ADB endpoint listens on (host:port; port 0 picks one)")
 	f.StringVar(&o.wdaAddr, "wda", "", "serve the phone as an iPhone behind WebDriverAgent's HTTP API on this address (host:port); adb is then off unless --adb is given (docs/ios.md)")
+	f.StringVar(&o.usbmuxdPath, "usbmuxd", "", "play usbmuxd on this unix socket: the phone is an iPhone on USB (--udid) whose port 8100 is WebDriverAgent's API; run with USBMUXD_SOCKET_ADDRESS=unix:PATH --device ios:UDID (docs/ios.md); adb is then off unless --adb is given")
+	f.StringVar(&o.udid, "udid", simUDID, "the simulated iPhone's UDID on --usbmuxd")
 	f.StringVar(&o.controlAddr, "control", "", "address of the control HTTP server (GET /state, POST /reset); off when empty")
 	f.StringVar(&o.locale, "locale", "en", "phone language: en or zh")
 	f.StringVar(&o.profile, "profile", "", "seeded realism profile (none by default): "+strings.Join(sim.ProfileNames(), ", "))
@@ -111,6 +118,10 @@ func checkListenAddr(flag, addr string) (loopback bool, err error) {
 	return ip != nil && ip.IsLoopback(), nil
 }
 
+// simUDID is the simulated iPhone's UDID on --usbmuxd by default, in the
+// form of an iPhone XS and later (8 hex digits, a dash, 16 hex digits).
+const simUDID = "00008110-0001A2B3C4D5E6F7"
+
 // simReady receives the bound addresses (for tests); each is "" when off.
 type simReady func(adbAddr, controlAddr, wdaAddr string)
 
@@ -125,8 +136,11 @@ func runSim(ctx context.Context, o simOptions, stdout, stderr io.Writer, ready s
 		level = slog.LevelDebug
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-	if o.adbAddr == "" && o.wdaAddr == "" {
-		return exitWith(2, errors.New("give --adb or --wda: the phone needs an endpoint"))
+	if o.adbAddr == "" && o.wdaAddr == "" && o.usbmuxdPath == "" {
+		return exitWith(2, errors.New("give --adb, --wda or --usbmuxd: the phone needs an endpoint"))
+	}
+	if o.usbmuxdPath != "" && !udidPattern.MatchString(o.udid) {
+		return exitWith(2, fmt.Errorf("--udid %q: want letters, digits and dashes, e.g. %s", o.udid, simUDID))
 	}
 	for flag, addr := range map[string]string{"adb": o.adbAddr, "control": o.controlAddr, "wda": o.wdaAddr} {
 		if addr == "" {
@@ -204,20 +218,49 @@ func runSim(ctx context.Context, o simOptions, stdout, stderr io.Writer, ready s
 		}
 	}
 
+	usbmuxLn, err := listenUnix(ctx, o.usbmuxdPath)
+	if err != nil {
+		closeAll()
+		return exitWith(1, err)
+	}
+	if usbmuxLn != nil {
+		lns = append(lns, usbmuxLn)
+	}
+
+	var wdaAPI http.Handler // one WDA for every way in: one session at a time
+	if wdaLn != nil || usbmuxLn != nil {
+		wdaAPI = simwda.New(phone)
+	}
 	var wdaH http.Handler
 	if wdaLn != nil {
 		// WDA's API drives the phone: a web page must not reach it.
-		if wdaH, err = api.Door(wdaLn.Addr().String(), api.DoorConfig{}, simwda.New(phone)); err != nil {
+		if wdaH, err = api.Door(wdaLn.Addr().String(), api.DoorConfig{}, wdaAPI); err != nil {
 			closeAll()
 			return exitWith(2, err)
 		}
 	}
+	var mux *simusbmux.Server
+	stopTunnels := func() {}
+	if usbmuxLn != nil {
+		// Through the tunnel WDA is reached as on the phone's own loopback:
+		// no web page reaches a unix socket (it is the user's only, 0600).
+		var serve8100 func(net.Conn)
+		serve8100, stopTunnels = simusbmux.HTTPPort(wdaAPI)
+		mux = simusbmux.New([]simusbmux.Device{{UDID: o.udid, Ports: map[int]func(net.Conn){8100: serve8100}}}, logger.With("component", "usbmuxd"))
+	}
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	errs := make(chan error, 3)
+	errs := make(chan error, 4)
 	if adbLn != nil {
 		go func() { errs <- daemon.Serve(ctx, adbLn) }()
+	}
+	if mux != nil {
+		go func() {
+			if err := mux.Serve(ctx, usbmuxLn); err != nil {
+				errs <- fmt.Errorf("usbmuxd: %w", err)
+			}
+		}()
 	}
 	var servers []*http.Server
 	serveHTTP := func(name string, ln net.Listener, h http.Handler) {
@@ -247,6 +290,9 @@ func runSim(ctx context.Context, o simOptions, stdout, stderr io.Writer, ready s
 		wdaAddr = wdaLn.Addr().String()
 		fmt.Fprintf(stdout, "iPhone (WDA):  http://%s  (phonepilot run --device wda:http://%s …)\n", wdaAddr, wdaAddr)
 	}
+	if usbmuxLn != nil {
+		fmt.Fprintf(stdout, "iPhone (USB):  %s on usbmuxd %s  (USBMUXD_SOCKET_ADDRESS=unix:%s phonepilot run --device ios:%s …)\n", o.udid, o.usbmuxdPath, o.usbmuxdPath, o.udid)
+	}
 	controlAddr := ""
 	if controlLn != nil {
 		controlAddr = controlLn.Addr().String()
@@ -269,12 +315,50 @@ func runSim(ctx context.Context, o simOptions, stdout, stderr io.Writer, ready s
 		srv.Shutdown(shutdownCtx)
 		stop()
 	}
+	if mux != nil {
+		mux.Close()
+	}
+	stopTunnels()
 	daemon.Close()
 	if runErr != nil {
 		return exitWith(1, runErr)
 	}
 	fmt.Fprintln(stdout, "simulated phone stopped")
 	return nil
+}
+
+// udidPattern is a UDID --udid takes: what the ios backend takes after "ios:".
+var udidPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9-]{0,63}$`)
+
+// listenUnix listens on the unix socket path ("" is off), owner-only. A
+// socket file no one answers on (a simulator that was killed) is replaced;
+// any other file there is an error.
+func listenUnix(ctx context.Context, path string) (net.Listener, error) {
+	if path == "" {
+		return nil, nil
+	}
+	if fi, err := os.Lstat(path); err == nil {
+		if fi.Mode()&os.ModeSocket == 0 {
+			return nil, fmt.Errorf("--usbmuxd %s: a file that is not a socket is there", path)
+		}
+		if c, err := net.DialTimeout("unix", path, time.Second); err == nil {
+			c.Close()
+			return nil, fmt.Errorf("--usbmuxd %s: something already answers there (a usbmuxd?)", path)
+		}
+		if err := os.Remove(path); err != nil {
+			return nil, fmt.Errorf("--usbmuxd %s: removing the stale socket: %w", path, err)
+		}
+	}
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "unix", path)
+	if err != nil {
+		return nil, fmt.Errorf("listen for usbmuxd on %s: %w", path, err)
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("--usbmuxd %s: %w", path, err)
+	}
+	return ln, nil
 }
 
 func profileName(p string) string {

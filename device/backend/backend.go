@@ -23,7 +23,7 @@ import (
 )
 
 // Table is every backend, in the order help text lists them.
-var Table = []*Backend{adbBackend, simBackend, wdaBackend}
+var Table = []*Backend{adbBackend, simBackend, wdaBackend, iosBackend}
 
 // Backend is one kind of phone. It owns the device name Kind and the names
 // Kind:REST.

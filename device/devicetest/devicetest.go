@@ -251,6 +251,45 @@ func OpenTaobaoSearch(t *testing.T, d device.Device) {
 	waitScene(t, d, "a focused search field", func(sc *scene.Scene) bool { return focused(sc) != nil })
 }
 
+// SimIPhone is the contract's target for the simulated iPhone, whatever
+// the way in (in process, WDA over HTTP, usbmux): Settings by its bundle
+// id, the keys an iPhone has, Taobao's search field (its ids are the
+// accessibility identifiers there) and no app versions (WDA tells none).
+func SimIPhone(open func(t *testing.T) device.Device) Target {
+	return Target{
+		Open:       open,
+		App:        "Settings",
+		AppPackage: "com.apple.Preferences",
+		Keys:       []device.Key{device.KeyHome, device.KeyEnter, device.KeyDelete},
+		Field:      openIPhoneTaobaoSearch,
+		Cannot: map[string]string{
+			CheckFacts: "WebDriverAgent tells the locale but not an app's version",
+		},
+	}
+}
+
+// openIPhoneTaobaoSearch focuses Taobao's search field on the simulated
+// iPhone.
+func openIPhoneTaobaoSearch(t *testing.T, d device.Device) {
+	t.Helper()
+	if err := d.LaunchApp(ctx(t), "Taobao"); err != nil {
+		t.Fatal(err)
+	}
+	sc := waitScene(t, d, "Taobao home", func(sc *scene.Scene) bool { return byID(sc, "home_searchbar") != nil })
+	if cl := byID(sc, "poplayer_close"); cl != nil {
+		x, y := cl.Bounds.Center()
+		if err := d.Tap(ctx(t), x, y); err != nil {
+			t.Fatal(err)
+		}
+		sc = waitScene(t, d, "promotion closed", func(sc *scene.Scene) bool { return byID(sc, "poplayer_close") == nil })
+	}
+	x, y := byID(sc, "home_searchbar").Bounds.Center()
+	if err := d.Tap(ctx(t), x, y); err != nil {
+		t.Fatal(err)
+	}
+	waitScene(t, d, "a focused search field", func(sc *scene.Scene) bool { return focused(sc) != nil })
+}
+
 func ctx(t *testing.T) context.Context {
 	c, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	t.Cleanup(cancel)

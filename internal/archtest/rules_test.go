@@ -26,10 +26,14 @@ var allowedImports = map[string][]string{
 	"device/adb/helper":        nil,
 	"device/wda":               {"apps", "device", "scene", "perception/frame"},
 	"device/sim/simwda":        {"device/sim", "internal/*"},
-	"device/sim/simadb":        {"device/sim", "device/sim/adbd", "internal/*"},
+	// usbmuxd's protocol: list the iPhones on USB, tunnel to a port on one.
+	"device/usbmux": nil,
+	// The simulated iPhone on a simulated usbmuxd (phonepilot sim --usbmuxd).
+	"device/sim/simusbmux": {"device/usbmux", "internal/*"},
+	"device/sim/simadb":    {"device/sim", "device/sim/adbd", "internal/*"},
 	// The table of backends: each backend's names, checks, opening (with
 	// its camera), listing and labels; commands and servers loop over it.
-	"device/backend": {"device", "device/adb", "device/sim", "device/sim/simwda", "device/wda", "device/devicetest", "perception/frame", "scene", "internal/*"},
+	"device/backend": {"device", "device/adb", "device/sim", "device/sim/simwda", "device/usbmux", "device/sim/simusbmux", "device/wda", "device/devicetest", "perception/frame", "scene", "internal/*"},
 	"tools":          {"apps", "device", "scene", "internal/clock"},
 	"plan":           {"apps", "scene", "tools", "lifecycle"},
 	"plan/rule":      {"apps", "plan", "scene", "tools", "lifecycle"},
