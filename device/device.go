@@ -135,6 +135,25 @@ type ChangeCounter interface {
 	ScreenChanges(ctx context.Context) (ScreenChanges, error)
 }
 
+// ToastReader is an optional ability (found by type assertion): the toasts
+// the phone's system is showing or about to show, read without reading the
+// tree (`dumpsys notification`'s toast queue, where Android keeps each
+// toast from its app's show() until its time is up). A press whose only
+// answer is a toast ("Added to cart") leaves no other trace: where a read
+// of the tree comes back after the toast is gone, this is the evidence that
+// tells a press that landed from one that was lost.
+type ToastReader interface {
+	Toasts(ctx context.Context) ([]Toast, error)
+}
+
+// Toast is one toast in the system's queue.
+type Toast struct {
+	// Package is the app that showed it.
+	Package string
+	// Text is what it says ("" for a toast with a custom view).
+	Text string
+}
+
 // ScreenChanges is one reading of a ChangeCounter.
 type ScreenChanges struct {
 	// Count grows with every change of what a read of the screen shows

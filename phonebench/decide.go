@@ -109,11 +109,11 @@ func (d *decider) judge(l listing, prev *outcome) (move, bool) {
 			if d.failures >= maxFailures {
 				return d.finish(false, fmt.Sprintf("could not %s: %s", st.Intent, first(prev.Text, 200))), true
 			}
-		case strings.Contains(prev.Text, runtime.MayHaveTakenEffect):
+		case strings.Contains(prev.Text, runtime.MayHaveTakenEffect), strings.Contains(prev.Text, runtime.AnsweredByToast):
 			// The runtime could not tell whether the press landed (its
 			// only answer may have been a toast that was gone before the
-			// screen was read) and says so: a model does not press it
-			// again blindly.
+			// screen was read), or heard the toast that answered it, and
+			// says so: a model does not press it again.
 			d.advance()
 		case (unchanged || overlaid(d.lastListing, l) && !strings.Contains(prev.Text, "the screen changed")) && (st.Tool == tasks.ToolTap || st.Tool == tasks.ToolLongPress) && d.repeats < maxRepeats:
 			// The screen did not change, or only a popup came over it:

@@ -42,6 +42,11 @@ const toastShort = 2 * time.Second
 // blindly).
 const MayHaveTakenEffect = "not pressed again: it may have taken effect"
 
+// AnsweredByToast follows the result of a press the app answered with a
+// toast, heard in the system's queue though the screen read after it shows
+// none (a planner reads it as: the press landed; do not press again).
+const AnsweredByToast = "the app answered with a toast"
+
 // counter returns the device's change counter while it offers one.
 func (e *executor) counter() device.ChangeCounter {
 	if e.noCounter {
@@ -53,6 +58,23 @@ func (e *executor) counter() device.ChangeCounter {
 		return nil
 	}
 	return cc
+}
+
+// counts reports whether the device's change counter answers now (the
+// one read of it that tells a path without one, such as uiautomator under
+// the helper's driver, from the helper's).
+func (e *executor) counts(ctx context.Context) bool {
+	cc := e.counter()
+	if cc == nil || e.counted {
+		return cc != nil
+	}
+	if _, err := cc.ScreenChanges(ctx); err != nil {
+		e.log.Debug("change counter unavailable; reading instead", "err", err)
+		e.noCounter = true
+		return false
+	}
+	e.counted = true
+	return true
 }
 
 // dearReads reports a device whose reads cost more than a transition's
@@ -80,6 +102,7 @@ func (e *executor) awaitChange(ctx context.Context, cc device.ChangeCounter, aft
 		c, err := cc.ScreenChanges(ctx)
 		switch {
 		case err == nil:
+			e.counted = true
 		case ctx.Err() != nil || errors.Is(err, device.ErrDisconnected):
 			return false, err
 		default:

@@ -39,9 +39,13 @@ type executor struct {
 	// noCounter: the device has no change counter (changes.go), or it
 	// stopped offering one.
 	noCounter bool
+	// counted: the change counter has answered in this task.
+	counted bool
 	// firstSeen is when the first read after the latest action saw the
 	// screen (zero until one did).
 	firstSeen time.Time
+	// landed is when the latest action's call returned.
+	landed time.Time
 	// acting is when the latest action began reaching the phone: a
 	// gesture's own effect (a scroll) can come before its call returns.
 	acting time.Time
@@ -178,6 +182,7 @@ func (e *executor) execute(ctx context.Context, number int, ps plan.PlannedStep,
 		rec.Call = call
 
 		var result string
+		pressed := false // an input reached the phone in this attempt
 		if n > 1 && e.tookEffect(ps, tool, call, base, cur) {
 			if rest, done, ok := tool.Remainder(call, e.outcome(base, cur)); ok {
 				// Part of the input is on the screen (the text is in the
@@ -241,20 +246,33 @@ func (e *executor) execute(ctx context.Context, number int, ps plan.PlannedStep,
 				continue
 			}
 			result = r.res.Text
+			pressed = true
 		}
 
 		actedAt := e.clock.Now()
+		e.landed = actedAt
 		// A press whose effect was there before it (home on the home
 		// screen) has nothing to wait for.
 		already := tool.Press() && tool.TookEffect(call, e.outcome(actScene, actScene))
+		var heard toastHeard
+		if pressed && !already {
+			heard = e.hearToast(ctx, ps, tool, call, actScene)
+		}
 		after, err := e.settle(ctx, cur, func(sc *scene.Scene) bool {
 			met, _ := e.check(ps, call, base, sc)
-			return met
-		}, already)
+			return met || heard.answered()
+		}, already || heard.answered())
 		if err != nil {
 			return e.abort(rec, start, actedOn, err)
 		}
 		met, why := e.check(ps, call, base, after)
+		if !met && heard.answered() {
+			// The app answered the press with a toast, heard in the
+			// system's queue right after it: the press landed, whatever
+			// a later read shows.
+			met, rec.Effect = true, plan.EffectToast
+			result += fmt.Sprintf("; %s: %q", AnsweredByToast, heard.text)
+		}
 		if !met && e.cfg.FixedDelay == 0 {
 			after, met, why, err = e.pollExpectation(ctx, ps, call, base, after, actedAt, irreversible)
 			if err != nil {
@@ -276,7 +294,7 @@ func (e *executor) execute(ctx context.Context, number int, ps plan.PlannedStep,
 				}
 			}
 		}
-		if !met && repairFailed == "" && e.transientMissed(ps, tool, call, base, after, actedAt) {
+		if !met && repairFailed == "" && heard.kind == toastUnasked && e.transientMissed(ps, tool, call, base, after, actedAt) {
 			met, rec.Effect = true, plan.EffectUnseen
 			// The conclusion first: a planner's history cuts a long
 			// result (an iPhone's class names are long).

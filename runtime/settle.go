@@ -61,7 +61,13 @@ func (e *executor) settle(ctx context.Context, pre *scene.Scene, shows func(*sce
 	if e.dearReads() {
 		// A one-shot dump started in the transition's first half fails
 		// and costs another: let the transition begin.
-		if err := e.clock.Sleep(ctx, transitionLead); err != nil {
+		// What has passed since the action landed (the toast queue's
+		// read) is part of that wait.
+		lead := transitionLead
+		if !e.landed.IsZero() {
+			lead -= e.clock.Now().Sub(e.landed)
+		}
+		if err := e.clock.Sleep(ctx, max(lead, 0)); err != nil {
 			return nil, err
 		}
 	}
@@ -169,6 +175,7 @@ func (e *executor) settleOnCounter(ctx context.Context, cc device.ChangeCounter,
 		c, err := cc.ScreenChanges(ctx)
 		switch {
 		case err == nil:
+			e.counted = true
 		case ctx.Err() != nil || errors.Is(err, device.ErrDisconnected):
 			return nil, err
 		default:

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"phonepilot/apps"
+	"phonepilot/device"
 	"phonepilot/plan"
 	"phonepilot/scene"
 	"phonepilot/tools"
@@ -322,15 +323,7 @@ func (e *executor) afterToast(ctx context.Context, call tools.Call, sc *scene.Sc
 // (issue 24: a second Add to cart, and a cart of three). A toggle shows its
 // state and an editable field its text, so only a button's press counts.
 func (e *executor) transientMissed(ps plan.PlannedStep, t *tools.Tool, call tools.Call, base, after *scene.Scene, acted time.Time) bool {
-	if ps.Expect.Kind != plan.ExpectChanged || !t.Press() || e.firstSeen.IsZero() || e.firstSeen.Sub(acted) <= toastShort {
-		return false
-	}
-	i, ok := tools.ElementArg(call)
-	if !ok {
-		return false
-	}
-	el, ok := base.Element(i)
-	if !ok || el.Checkable || el.Editable || !strings.HasSuffix(scene.SimpleClass(el.Class), "Button") {
+	if e.firstSeen.IsZero() || e.firstSeen.Sub(acted) <= toastShort || !toastAnswers(ps, t, call, base) {
 		return false
 	}
 	if e.fp(after) == e.fp(base) {
@@ -399,4 +392,67 @@ func onlyCovered(call tools.Call, base, after *scene.Scene) (scene.Element, bool
 		}
 	}
 	return c, true
+}
+
+// toastAnswers reports a press that a toast alone may answer: a button's
+// (a toggle shows its state and an editable field its text) that is
+// expected to change the screen.
+func toastAnswers(ps plan.PlannedStep, t *tools.Tool, call tools.Call, base *scene.Scene) bool {
+	if ps.Expect.Kind != plan.ExpectChanged || !t.Press() {
+		return false
+	}
+	i, ok := tools.ElementArg(call)
+	if !ok {
+		return false
+	}
+	el, ok := base.Element(i)
+	return ok && !el.Checkable && !el.Editable && strings.HasSuffix(scene.SimpleClass(el.Class), "Button")
+}
+
+// toastHeard is what the system's toast queue said right after a press.
+type toastHeard struct {
+	kind toastKind
+	text string // the toast's text (toastAnswered)
+}
+
+type toastKind int
+
+const (
+	// toastUnasked: the queue was not read (the press is not one a toast
+	// answers, reads are cheap enough to see the toast, or the device
+	// cannot read it): a late read decides as transientMissed says.
+	toastUnasked toastKind = iota
+	// toastNone: the queue held no toast of the app: the press was not
+	// answered by one, so a screen that did not change means it was lost.
+	toastNone
+	// toastAnswered: the app showed a toast: the press landed.
+	toastAnswered
+)
+
+func (h toastHeard) answered() bool { return h.kind == toastAnswered }
+
+// hearToast reads the system's toast queue right after a press that a
+// toast alone may answer, where reads of the screen are dear (no change
+// counter): a dump that comes back more than a toast's 2 s later cannot
+// tell a press that landed from one that was lost (issue 24: a lost Add to
+// cart taken for done, or a landed one pressed again). The queue keeps a
+// toast from its show() until its time is up, and reading it is one shell
+// command, most of it within the wait the first dump makes anyway
+// (transitionLead). A failed read is no evidence either way.
+func (e *executor) hearToast(ctx context.Context, ps plan.PlannedStep, t *tools.Tool, call tools.Call, acted *scene.Scene) toastHeard {
+	tr, ok := e.dev.(device.ToastReader)
+	if !ok || e.cfg.FixedDelay > 0 || acted == nil || !toastAnswers(ps, t, call, acted) || e.counts(ctx) {
+		return toastHeard{}
+	}
+	ts, err := tr.Toasts(ctx)
+	if err != nil {
+		e.log.Debug("toast queue unreadable", "err", err)
+		return toastHeard{}
+	}
+	for _, ts := range ts {
+		if ts.Package == acted.Package {
+			return toastHeard{kind: toastAnswered, text: ts.Text}
+		}
+	}
+	return toastHeard{kind: toastNone}
 }

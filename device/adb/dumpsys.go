@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"phonepilot/device"
 )
 
 // Window and activity records print a component as "u0 pkg/cls" (user id,
@@ -150,4 +152,47 @@ func parseComponent(line string) (Focus, bool) {
 		cls = pkg + cls
 	}
 	return Focus{Package: pkg, Activity: cls}, true
+}
+
+// A toast in `dumpsys notification`'s "Toast Queue:" (Android 11+):
+// "TextToastRecord{9f1c2a 4321:com.taobao.taobao/u0a123 token=… text=Added
+// to cart duration=0}", or "CustomToastRecord{…}" without a text; before
+// Android 11 "ToastRecord{… pkg=com.x callback=… duration=0}".
+var (
+	toastRecordRE = regexp.MustCompile(`ToastRecord\{[0-9a-f]+ (?:\d+:)?([A-Za-z][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)+)/`)
+	toastOldRE    = regexp.MustCompile(`ToastRecord\{[0-9a-f]+ pkg=([A-Za-z][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)+)`)
+)
+
+// ParseToasts reads the toast queue out of `dumpsys notification`: the app
+// and text of each toast shown or waiting to be shown.
+func ParseToasts(out []byte) []device.Toast {
+	var ts []device.Toast
+	in := false
+	for _, line := range strings.Split(string(out), "\n") {
+		trimmed := strings.TrimSpace(line)
+		switch {
+		case trimmed == "Toast Queue:":
+			in = true
+			continue
+		case !in:
+			continue
+		case trimmed == "":
+			return ts
+		}
+		m := toastRecordRE.FindStringSubmatch(trimmed)
+		if m == nil {
+			m = toastOldRE.FindStringSubmatch(trimmed)
+		}
+		if m == nil {
+			continue
+		}
+		t := device.Toast{Package: m[1]}
+		if _, rest, ok := strings.Cut(trimmed, " text="); ok {
+			if i := strings.LastIndex(rest, " duration="); i >= 0 {
+				t.Text = rest[:i]
+			}
+		}
+		ts = append(ts, t)
+	}
+	return ts
 }

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"sync"
 
+	"phonepilot/device"
 	"phonepilot/device/adb/helper"
 	"phonepilot/perception"
 	"phonepilot/scene"
@@ -313,4 +314,16 @@ func (d *Device) Foreground(ctx context.Context) (Focus, error) {
 		return fg, nil
 	}
 	return Focus{}, errors.New("dumpsys: no focused window or resumed activity found")
+}
+
+// Toasts reads the system's toast queue (`dumpsys notification`): each
+// toast stays there from its app's show() until its time is up (2 s for a
+// short one), so a read right after a press hears a toast that a one-shot
+// dump, seconds later, no longer shows; device.ToastReader.
+func (d *Device) Toasts(ctx context.Context) ([]device.Toast, error) {
+	out, err := d.run(ctx, d.cfg.Timeouts.Command, "dumpsys notification")
+	if err != nil {
+		return nil, err
+	}
+	return ParseToasts(out), nil
 }

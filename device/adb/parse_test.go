@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -235,6 +236,34 @@ func TestResolveApp(t *testing.T) {
 		_, err := ResolveApp(app, installed)
 		if !errors.Is(err, device.ErrAppNotFound) || !strings.Contains(err.Error(), want) {
 			t.Errorf("ResolveApp(%q) = %v; want device.ErrAppNotFound naming %q", app, err, want)
+		}
+	}
+}
+
+func TestParseToasts(t *testing.T) {
+	cases := []struct {
+		name, out string
+		want      []device.Toast
+	}{
+		{"android 11+ text toast", `Current Notification Manager state:
+  Toast Queue:
+    TextToastRecord{9f1c2a 4321:com.taobao.taobao/u0a123 token=android.os.BinderProxy@5e6f7a text=已加入购物车 duration=0}
+    TextToastRecord{1b2c3d 987:com.android.settings/1000 token=android.os.Binder@11 text=Wi-Fi off, duration=here duration=1}
+  
+  Notification List:
+    NotificationRecord(0x0a1b2c3d: pkg=com.tencent.mm user=UserHandle{0} id=1 tag=null importance=4 key=0|com.tencent.mm|1|null|10234: Notification(channel=msg))
+`, []device.Toast{{Package: "com.taobao.taobao", Text: "已加入购物车"}, {Package: "com.android.settings", Text: "Wi-Fi off, duration=here"}}},
+		{"custom toast", `  Toast Queue:
+    CustomToastRecord{77aa 555:com.jingdong.app.mall/u0a88 token=android.os.BinderProxy@1 duration=1}
+`, []device.Toast{{Package: "com.jingdong.app.mall"}}},
+		{"before android 11", `  Toast Queue:
+    ToastRecord{c0ffee pkg=com.sankuai.meituan callback=android.app.ITransientNotification$Stub$Proxy@2 duration=0}
+`, []device.Toast{{Package: "com.sankuai.meituan"}}},
+		{"none", "Current Notification Manager state:\n  Notification List:\n    NotificationRecord(0x1: pkg=com.x user=UserHandle{0} id=1)\n", nil},
+	}
+	for _, c := range cases {
+		if got := ParseToasts([]byte(c.out)); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s: got %+v; want %+v", c.name, got, c.want)
 		}
 	}
 }

@@ -9,12 +9,14 @@ import (
 	"image/png"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"phonepilot/device"
 	"phonepilot/device/adb"
+	"phonepilot/internal/clock"
 	"phonepilot/perception/frame"
 	"phonepilot/scene"
 )
@@ -142,6 +144,39 @@ func TestTaobaoCartCheckout(t *testing.T) {
 	items := orders[0].(map[string]any)["items"].([]any)
 	if items[0].(map[string]any)["qty"].(float64) != 2 {
 		t.Errorf("order items %v, want qty 2", items)
+	}
+}
+
+// Add to cart's "Added to cart" is in the toast queue, with Taobao's
+// package, for the toast's 2 s: Device.Toasts reads it, and so does the adb
+// driver from `dumpsys notification`; after it, the queue is empty.
+func TestToastQueue(t *testing.T) {
+	clk := clock.NewFake(time.Date(2026, 11, 30, 9, 41, 0, 0, time.UTC))
+	v := newDrive(t, Config{Clock: clk})
+	v.searchTaobao("Kindle")
+	v.tapID("com.taobao.taobao:id/search_item")
+	ts, err := v.d.Toasts(context.Background())
+	if err != nil || len(ts) != 0 {
+		t.Fatalf("toasts on the product page: %v, %v; want none", ts, err)
+	}
+	v.tapLabel("Add to cart")
+	want := []device.Toast{{Package: "com.taobao.taobao", Text: "Added to cart"}}
+	for _, at := range []time.Duration{0, 1900 * time.Millisecond} {
+		clk.Advance(at)
+		if ts, err := v.d.Toasts(context.Background()); err != nil || !reflect.DeepEqual(ts, want) {
+			t.Errorf("%s after Add to cart: Toasts %v, %v; want %v", at, ts, err, want)
+		}
+		out, _, _ := sh(t, v.d.p, "dumpsys notification")
+		if got := adb.ParseToasts([]byte(out)); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s after Add to cart: dumpsys notification read as %v; want %v:\n%s", at, got, want, out)
+		}
+	}
+	clk.Advance(200 * time.Millisecond)
+	if ts, _ := v.d.Toasts(context.Background()); len(ts) != 0 {
+		t.Errorf("toasts 2.1 s after Add to cart: %v; want none", ts)
+	}
+	if out, _, _ := sh(t, v.d.p, "dumpsys notification"); strings.Contains(out, "Toast Queue") {
+		t.Errorf("dumpsys notification 2.1 s after Add to cart:\n%s", out)
 	}
 }
 

@@ -1156,7 +1156,7 @@ func (p *Phone) secureLocked() bool {
 
 func cmdDumpsys(p *Phone, e *cmdEnv) int {
 	if len(e.args) < 2 {
-		e.out("Currently running services:\n  activity\n  input_method\n  window\n")
+		e.out("Currently running services:\n  activity\n  input_method\n  notification\n  window\n")
 		return 0
 	}
 	p.mu.Lock()
@@ -1216,6 +1216,18 @@ func cmdDumpsys(p *Phone, e *cmdEnv) int {
 			p.dumpsysPackage(e, e.args[2])
 			return 0
 		}
+	case "notification":
+		// The toast queue as NotificationManagerService dumps it (Android
+		// 11+: TextToastRecord's toString); no notifications are posted.
+		e.out("Current Notification Manager state:\n")
+		if ts := p.toastsLocked(p.now()); len(ts) > 0 {
+			e.out("  Toast Queue:\n")
+			for _, t := range ts {
+				e.out("    TextToastRecord{%s 4321:%s/u0a123 token=android.os.BinderProxy@%s text=%s duration=0}\n", hexID("toast"+t.Text), t.Package, hexID("token"+t.Text), t.Text)
+			}
+			e.out("  \n")
+		}
+		return 0
 	case "display":
 		e.out("DISPLAY MANAGER (dumpsys display)\n  mDefaultViewport=DisplayViewport{valid=true, displayId=0, orientation=0, logicalFrame=Rect(0, 0 - %d, %d), deviceWidth=%d, deviceHeight=%d}\n",
 			p.cfg.Width, p.cfg.Height, p.cfg.Width, p.cfg.Height)

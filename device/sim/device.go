@@ -269,3 +269,27 @@ func (d *Device) ScreenChanges(ctx context.Context) (device.ScreenChanges, error
 	n, since := d.p.screenChanges(d.p.now())
 	return device.ScreenChanges{Count: n, Since: since}, nil
 }
+
+// Toasts reads the system's toast queue as `dumpsys notification` shows it
+// (the toast on the screen, with the app that showed it), at the cost of
+// one shell command on the driver's path; device.ToastReader.
+func (d *Device) Toasts(ctx context.Context) ([]device.Toast, error) {
+	if err := ctxErr(ctx, "toasts"); err != nil {
+		return nil, err
+	}
+	if err := d.p.charge(ctx, d.obs, chargeInput); err != nil {
+		return nil, fmt.Errorf("sim toasts: %w", err)
+	}
+	d.p.mu.Lock()
+	defer d.p.mu.Unlock()
+	return d.p.toastsLocked(d.p.now()), nil
+}
+
+// toastsLocked is the toast queue at now.
+func (p *Phone) toastsLocked(now time.Time) []device.Toast {
+	p.settle(now)
+	if p.toast.text == "" {
+		return nil
+	}
+	return []device.Toast{{Package: p.toast.pkg, Text: p.toast.text}}
+}

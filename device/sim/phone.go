@@ -155,6 +155,7 @@ type Phone struct {
 type focusKey struct{ screen, field string }
 
 type toast struct {
+	pkg   string // the app that showed it
 	text  string
 	until time.Time
 }
@@ -383,7 +384,7 @@ func (p *Phone) kill(pkg string) {
 }
 
 func (p *Phone) showToast(text string) {
-	p.toast = toast{text: text, until: p.now().Add(2 * time.Second)}
+	p.toast = toast{pkg: p.fg, text: text, until: p.now().Add(2 * time.Second)}
 }
 
 // Input, shared by Exec and the in-process Device. Each runs under p.mu.
