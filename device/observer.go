@@ -1,6 +1,9 @@
 package device
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // ObserverState says how a phone's screen is read and driven right now
 // ("helper": phonepilot's helper on the phone; "uiautomator": one
@@ -12,6 +15,12 @@ type ObserverState struct {
 	Reason string `json:"reason,omitempty"`
 	// Switches counts the switches so far (a caller that saw fewer reports one).
 	Switches int `json:"switches,omitempty"`
+	// Failed is when the observer asked for first failed (a helper that
+	// died, before its restart), and At when the device switched, both on
+	// the host's clock: At − Failed is what the fallback took, apart from
+	// the reads and the planning around it.
+	Failed time.Time `json:"failed,omitzero"`
+	At     time.Time `json:"at,omitzero"`
 }
 
 // ObserverReporter is a device that can say how it observes the screen

@@ -27,8 +27,9 @@ import (
 // event, the simulator's own state (the typed text), and the helper gone
 // from /proc/net/unix after the run.
 
-// helperFallbackLimit bounds any one step of a task whose helper fails:
-// the restart and the fallback to uiautomator happen inside it.
+// helperFallbackLimit bounds what a helper's death costs a task: from the
+// driver first seeing the helper fail (or from its restart's kill) to its
+// switch to uiautomator, the restart and the stop included.
 const helperFallbackLimit = 2 * time.Second
 
 // observedTask is what the test reads back of one task, however it ran.
@@ -38,6 +39,10 @@ type observedTask struct {
 		Name     string `json:"name"`
 		Reason   string `json:"reason"`
 		Switches int    `json:"switches"`
+		// Failed: when the driver first saw the helper fail; At: when it
+		// switched to uiautomator (the driver's own stamps).
+		Failed time.Time `json:"failed"`
+		At     time.Time `json:"at"`
 	}
 	switches []string        // the observer_switched events' reasons
 	switched []time.Time     // and when they were recorded (run only)
@@ -378,10 +383,18 @@ func TestHelperEndToEnd(t *testing.T) {
 			if len(o.switches) != 1 || !strings.Contains(o.switches[0], "observing through uiautomator") {
 				t.Errorf("observer_switched events %q; want one, saying it observes through uiautomator", o.switches)
 			}
-			for i, d := range o.steps {
-				if d > helperFallbackLimit {
-					t.Errorf("step %d took %v; a helper's death must cost at most %v", i+1, d, helperFallbackLimit)
-				}
+			// What the helper's death cost: from the driver first seeing it
+			// fail to its switch (the restart, the restart's death, the
+			// stop), on the driver's own stamps. A step's whole time would
+			// also count its reads and the planner's, which a loaded machine
+			// stretches; the fallback is what the bound is on.
+			if o.observer.Failed.IsZero() || o.observer.At.Before(o.observer.Failed) {
+				t.Fatalf("stored observer %+v; want when the helper failed and when the driver switched", o.observer)
+			}
+			took := o.observer.At.Sub(o.observer.Failed)
+			t.Logf("the fallback took %v from the helper's first failure to the switch", took)
+			if took > helperFallbackLimit {
+				t.Errorf("the fallback took %v from the helper's first failure to the switch; a helper's death must cost at most %v", took, helperFallbackLimit)
 			}
 			if last, _ := phone.taobaoState(t); last != "Mac mini" {
 				t.Errorf("the simulator's Taobao last searched %q; want Mac mini", last)
@@ -400,13 +413,11 @@ func TestHelperEndToEnd(t *testing.T) {
 
 	// The helper killed mid-task, and its restart killed too, through the
 	// simulator's control server (as a phone's low-memory killer would):
-	// the switch to uiautomator is recorded within helperFallbackLimit of
+	// the driver switches to uiautomator within helperFallbackLimit of
 	// the second kill and the task completes.
 	t.Run("killed", func(t *testing.T) {
-		// No realism profile: the bound is on the fallback, not on what
-		// uiautomator's dumps cost after it (on the slow profile, 0.8-1.5 s
-		// a dump, the switch is recorded ~2.2 s after the kill: the step's
-		// settling reads first).
+		// No realism profile: the task is short; the bound is on the
+		// driver's switch, whatever the dumps after it cost.
 		phone := startSimProcess(t, bin)
 		env := simadb.Attach(t, phone.adb)
 		quit := make(chan struct{})
@@ -425,10 +436,16 @@ func TestHelperEndToEnd(t *testing.T) {
 		if o.observer.Name != "uiautomator" || o.observer.Switches != 1 || len(o.switches) != 1 {
 			t.Fatalf("stored observer %+v, switch events %q; want uiautomator after one switch, one event", o.observer, o.switches)
 		}
-		took := o.switched[0].Sub(k.last)
-		t.Logf("the switch was recorded %v after the second kill", took)
+		// The driver's stamp of its switch, not the event's: the event is
+		// recorded at the next observation, after that step's settling
+		// reads on uiautomator, which a loaded machine stretches.
+		if o.observer.At.IsZero() || len(o.switched) != 1 || o.switched[0].Before(o.observer.At) {
+			t.Fatalf("stored observer %+v, switch event at %v; want the switch stamped, the event after it", o.observer, o.switched)
+		}
+		took := o.observer.At.Sub(k.last)
+		t.Logf("the switch was made %v after the second kill (its event recorded %v after)", took, o.switched[0].Sub(k.last))
 		if took > helperFallbackLimit {
-			t.Errorf("the switch was recorded %v after the helper's restart was killed; want within %v", took, helperFallbackLimit)
+			t.Errorf("the switch was made %v after the helper's restart was killed; want within %v", took, helperFallbackLimit)
 		}
 	})
 

@@ -102,6 +102,9 @@ type helperLink struct {
 	offErr    error  // the failure that turned it off
 	switches  int
 	startTime time.Duration // how long the last start took
+	// failed: when the helper first failed; switched: when the driver
+	// gave it up (device.ObserverState.Failed, At).
+	failed, switched time.Time
 }
 
 // Observer reports the path the driver observes through now.
@@ -113,9 +116,9 @@ func (d *Device) Observer() device.ObserverState {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.off {
-		return device.ObserverState{Name: pathUIAutomator, Reason: l.reason, Switches: l.switches}
+		return device.ObserverState{Name: pathUIAutomator, Reason: l.reason, Switches: l.switches, Failed: l.failed, At: l.switched}
 	}
-	return device.ObserverState{Name: pathHelper, Switches: l.switches}
+	return device.ObserverState{Name: pathHelper, Switches: l.switches, Failed: l.failed}
 }
 
 // ScreenChanges is the helper's count of accessibility events and how long
@@ -180,6 +183,9 @@ func (d *Device) viaHelper(ctx context.Context, op string, timeout time.Duration
 			return true, fmt.Errorf("adb helper %s: %w", op, e)
 		}
 		d.log.Warn("phonepilot's helper failed", "op", op, "err", err)
+		if l.failed.IsZero() {
+			l.failed = d.clk.Now()
+		}
 		d.stopHelperLocked(ctx)
 		var se *HelperStartError
 		if l.restarted || (errors.As(err, &se) && se.Held) {
@@ -188,7 +194,7 @@ func (d *Device) viaHelper(ctx context.Context, op string, timeout time.Duration
 		l.restarted = true
 	}
 	// Give up on the helper for this phone.
-	l.off, l.offErr, l.switches = true, err, l.switches+1
+	l.off, l.offErr, l.switches, l.switched = true, err, l.switches+1, d.clk.Now()
 	l.reason = fmt.Sprintf("helper %s failed: %v", op, err)
 	if d.cfg.Observer == ObserverHelper {
 		return true, err
