@@ -11,8 +11,10 @@ import (
 	"phonepilot/device/sim"
 	"phonepilot/internal/clock"
 	"phonepilot/internal/testlog"
+	"phonepilot/plan"
 	"phonepilot/plan/rule"
 	"phonepilot/scene"
+	"phonepilot/tools"
 )
 
 // On a phone whose one-shot dumps take longer than a toast lives, and
@@ -272,5 +274,72 @@ func TestSettleOnTheCounterOnTheFaultFreePhone(t *testing.T) {
 	}
 	if per := res.Duration / time.Duration(len(res.Steps)); per > 50*time.Millisecond {
 		t.Errorf("%s a step on the fault-free phone (%d steps); want under 50 ms", per, len(res.Steps))
+	}
+}
+
+// scrollOnce scrolls the screen once, then finishes.
+type scrollOnce struct{ dir string }
+
+func (p scrollOnce) Plan(ctx context.Context, in plan.Input) (plan.Decision, error) {
+	if len(in.History) > 0 {
+		return plan.Decision{Finish: &plan.Finish{Success: true, Reason: "scrolled"}}, nil
+	}
+	call := tools.NewCall(tools.Scroll, map[string]any{"direction": p.dir})
+	return plan.Decision{Steps: []plan.PlannedStep{{Intent: "scroll " + p.dir, Call: call, Expect: plan.ExpectationOf(call)}}}, nil
+}
+
+// A scroll that moves nothing (a list already at its top) has shown so
+// while the finger moved: on the counter's path a drag's scroll events come
+// during the swipe, so after it the screen gets quietWindow to answer, not
+// the whole effect window again (it waited 0.3 s more on every scroll that
+// found the end of a list: a goal's target missing from Settings cost two).
+// A scroll that moves the list is seen at once, as before.
+func TestSettleOnTheCounterAfterAGestureThatMovedNothing(t *testing.T) {
+	for _, c := range []struct {
+		dir   string
+		moved bool
+	}{{"up", false}, {"down", true}} {
+		for seed := int64(1); seed <= 3; seed++ {
+			clk := clock.NewFake(time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC))
+			// slow: no dropped input, no popups.
+			p, err := sim.New(sim.Config{Clock: clk, Profile: "slow", Seed: seed, Observer: sim.ObserverHelper})
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := p.Device()
+			ctx := context.Background()
+			if err := d.LaunchApp(ctx, "Settings"); err != nil {
+				t.Fatal(err)
+			}
+			clk.Advance(5 * time.Second)
+			// The counter in use from here, as it is after a task's first
+			// action (its first reading counts the screen as a change).
+			if _, err := d.ScreenChanges(ctx); err != nil {
+				t.Fatal(err)
+			}
+			before, err := d.Scene(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := New(Defaults(), d, scrollOnce{c.dir}, Options{Clock: clk, Logger: testlog.New(t)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := r.Run(ctx, "scroll "+c.dir)
+			if res.Status != "completed" || len(res.Steps) == 0 {
+				t.Fatalf("scroll %s seed %d: %s (%s)", c.dir, seed, res.Status, res.Reason)
+			}
+			after, err := d.Scene(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if moved := after.Fingerprint() != before.Fingerprint(); moved != c.moved {
+				t.Fatalf("scroll %s seed %d: the list moved %t; the test wants %t", c.dir, seed, moved, c.moved)
+			}
+			// The swipe (0.3 s), quietWindow, a counter poll and a read (5-40 ms).
+			if took := res.Steps[0].Duration; took > tools.ScrollDuration+quietWindow+counterPoll+60*time.Millisecond {
+				t.Errorf("scroll %s seed %d (moved %t): the step took %s; want under %s", c.dir, seed, c.moved, took, tools.ScrollDuration+quietWindow+counterPoll+60*time.Millisecond)
+			}
+		}
 	}
 }

@@ -152,7 +152,17 @@ func (e *executor) settleOnCounter(ctx context.Context, cc device.ChangeCounter,
 	deadline := start.Add(e.cfg.SettleTimeout)
 	limit := start.Add(e.effectWindow())
 	if !e.acting.IsZero() && e.acting.Before(start) {
-		start = e.acting // a change during the call is its effect
+		// A change during the call is its effect. And the effect window
+		// counts from the input's start: a drag moves a list while the
+		// finger moves (the counter sees its scroll events during a
+		// swipe's 300 ms), so a gesture that changed nothing while it
+		// lasted changed nothing; after its last event the screen gets
+		// quietWindow to answer.
+		limit = e.acting.Add(e.effectWindow())
+		if q := start.Add(quietWindow); limit.Before(q) {
+			limit = q
+		}
+		start = e.acting
 	}
 	preFP := ""
 	if pre != nil {
