@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -328,5 +329,59 @@ func TestRunAIModelSignalsItCannotCompleteTheGoal(t *testing.T) {
 	}
 	if n := len(srv.Turns()); n != 1 || len(doc.Steps) != 0 {
 		t.Errorf("%d model turns and %d steps, want 1 and none: no planning after the failure signal", n, len(doc.Steps))
+	}
+}
+
+// The AI planner offers press_key with the keys of the device run opened:
+// an iPhone's (home, enter, delete; no back, no app switcher) on sim:ios and
+// on wda:, Android's full set on the simulated Android phone. The request
+// the model server gets is read, so this fails if cmd hands the planner the
+// full key set for an iPhone.
+func TestAIPlannerOffersTheDevicesKeys(t *testing.T) {
+	wdaName, _ := wdaPhone(t, "en")
+	for _, tc := range []struct {
+		device string
+		want   []string
+	}{
+		{"sim:ios", []string{"delete", "enter", "home"}},
+		{wdaName, []string{"delete", "enter", "home"}},
+		{"sim", []string{"app_switch", "back", "delete", "enter", "home"}},
+	} {
+		hermetic(t)
+		t.Setenv("ANTHROPIC_API_KEY", "sk-test")
+		srv := aitest.NewModelServer(t, func(aitest.Turn) (string, string) {
+			return "finish_task", `{"success":true,"reason":"looked at the screen"}`
+		})
+		code, stdout, stderr := runAI(t, "run", "--device", tc.device, "--no-record", "--planner", "ai", "--provider", "anthropic",
+			"--base-url", srv.URL, "--vision=false", "--json", "look at the screen")
+		turns := srv.Turns()
+		if code != 0 || len(turns) == 0 {
+			t.Fatalf("%s: exit %d, %d model turns\n%s\n%s", tc.device, code, len(turns), stdout, stderr)
+		}
+		var req struct {
+			Tools []struct {
+				Name        string `json:"name"`
+				InputSchema struct {
+					Properties struct {
+						Key struct {
+							Enum []string `json:"enum"`
+						} `json:"key"`
+					} `json:"properties"`
+				} `json:"input_schema"`
+			} `json:"tools"`
+		}
+		if err := json.Unmarshal(turns[0].Body, &req); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, tool := range req.Tools {
+			if tool.Name == "press_key" {
+				got = append([]string(nil), tool.InputSchema.Properties.Key.Enum...)
+			}
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: press_key offers %v, want %v", tc.device, got, tc.want)
+		}
 	}
 }
