@@ -16,7 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"phonepilot/internal/npmtest"
-	"phonepilot/tools"
+	"phonepilot/mcpserver"
 )
 
 // Bound beyond loopback without a token, mcp --http refuses to start, with
@@ -210,7 +210,7 @@ func TestMCPWithTheTypeScriptClient(t *testing.T) {
 	dir := tsClient(t)
 	bin := buildPhonepilot(t)
 	// The server's own tools and every action tool of the registry.
-	want := append([]string{"list_devices", "observe", "run_task", "run_flow", "get_task", "cancel_task"}, tools.Direct()...)
+	want := mcpserver.ToolNames()
 	check := func(over string, s tsSummary) {
 		if len(s.Tools) != len(want) || !s.ResultsInAnswer || !s.TaskCompleted || s.Progress < 2 {
 			t.Errorf("over %s: %+v", over, s)
