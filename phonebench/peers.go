@@ -34,6 +34,8 @@ type peer struct {
 	tree sim.Observer
 	// frame is the path of its screenshot each turn ("" when it takes none).
 	frame sim.Observer
+	// png: the screenshot is `screencap -p`, encoded as a PNG on the phone.
+	png bool
 	// input is the path its actions take.
 	input sim.Observer
 	// calls is its model calls per turn.
@@ -59,7 +61,11 @@ func (pr peer) look(ctx context.Context, p *sim.Phone) (*scene.Scene, error) {
 	if pr.frame != "" {
 		// Its time only: the scripted decisions read the listing (on a
 		// secure screen the agent would get a black image).
-		if err := p.DeviceVia(pr.frame).ChargeFrame(ctx); err != nil {
+		charge := p.DeviceVia(pr.frame).ChargeFrame
+		if pr.png {
+			charge = p.DeviceVia(pr.frame).ChargePNG
+		}
+		if err := charge(ctx); err != nil {
 			return nil, err
 		}
 	}
@@ -120,7 +126,7 @@ func peerFor(policy string, observer sim.Observer, delay time.Duration) peer {
 		// (distance² / 1000 ms, clamped: a half-screen scroll ≈ 1.4 s);
 		// typing switches to ADB Keyboard, clears, types and restores:
 		// four commands with 1.0 s after each.
-		return peer{frame: sim.ObserverUIAutomator, input: sim.ObserverUIAutomator, calls: 1, retry: time.Second,
+		return peer{frame: sim.ObserverUIAutomator, png: true, input: sim.ObserverUIAutomator, calls: 1, retry: time.Second,
 			way: func(call tools.Call) peerWay {
 				w := peerWay{wait: time.Second + gesture(call, 1400*time.Millisecond)}
 				if actKind(call) == tools.ActType {
@@ -132,7 +138,7 @@ func peerFor(policy string, observer sim.Observer, delay time.Duration) peer {
 		// Midscene (Android): a PNG screenshot through adb each turn,
 		// input through adb, one planning call a turn; 300 ms after every
 		// action (waitAfterAction), a scroll 500 ms more.
-		return peer{frame: sim.ObserverUIAutomator, input: sim.ObserverUIAutomator, calls: 1, retry: 300 * time.Millisecond,
+		return peer{frame: sim.ObserverUIAutomator, png: true, input: sim.ObserverUIAutomator, calls: 1, retry: 300 * time.Millisecond,
 			way: func(call tools.Call) peerWay {
 				w := peerWay{wait: 300 * time.Millisecond}
 				if swipes(call) {

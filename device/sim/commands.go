@@ -510,7 +510,7 @@ func cmdScreencap(p *Phone, e *cmdEnv) int {
 	if pngOut || strings.HasSuffix(file, ".png") {
 		// The capture and the PNG encoding on the phone (paths.go); a raw
 		// frame costs no encoding.
-		if err := p.charge(e.ctx, ObserverUIAutomator, chargeFrame); err != nil {
+		if err := p.charge(e.ctx, ObserverUIAutomator, chargePNG); err != nil {
 			return 130
 		}
 	}

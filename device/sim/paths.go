@@ -21,8 +21,9 @@ const (
 	// ObserverUIAutomator is plain adb: a one-shot `uiautomator dump`
 	// (a new process that connects a UiAutomation and waits for idle: it
 	// fails with "could not get idle state" while the screen animates),
-	// `input` commands (each starts a Java process) and `screencap -p`
-	// (PNG encoded on the phone). What a real phone gets today.
+	// `input` commands (each starts a Java process) and raw `screencap`
+	// (what device/adb reads; `screencap -p` adds the PNG encoding). What
+	// a real phone gets today.
 	ObserverUIAutomator Observer = "uiautomator"
 	// ObserverHelper is an on-device helper holding one UiAutomation:
 	// the tree without an idle wait, injected input, a raw frame, and a
@@ -30,7 +31,7 @@ const (
 	ObserverHelper Observer = "helper"
 	// ObserverPortal is an accessibility service's tree read through its
 	// content provider (`content query`, droidrun's Portal by default),
-	// with `input` commands and `screencap -p`. A peer's path.
+	// with `input` commands and `screencap`. A peer's path.
 	ObserverPortal Observer = "portal"
 	// ObserverOracle is a benchmark's view, no phone's: reads and inputs
 	// cost nothing and a read never fails. A benchmark's floor reads the
@@ -68,7 +69,10 @@ func (s span) Max() time.Duration { return s.base + s.jitter }
 type pathCosts struct {
 	tree  span // one read of the UI tree
 	input span // one input: tap, key, swipe (plus the gesture's own length), text, launch
-	frame span // one screenshot
+	frame span // one screenshot as the path's driver takes it (raw on adb)
+	// png is one screenshot encoded as a PNG on the phone (`screencap -p`,
+	// what Open-AutoGLM and Midscene take); frame when zero.
+	png span
 	// counter is one read of the change counter; zero when the path has none.
 	counter span
 	// idleWait: a read waits for the screen to go idle, and fails with
@@ -83,7 +87,8 @@ var costs = map[Observer]pathCosts{
 	ObserverUIAutomator: {
 		tree:     span{900 * time.Millisecond, 2300 * time.Millisecond},
 		input:    span{230 * time.Millisecond, 170 * time.Millisecond},
-		frame:    span{1750 * time.Millisecond, 500 * time.Millisecond}, // 0.25 s capture + 1.5–2 s PNG
+		frame:    span{450 * time.Millisecond, 300 * time.Millisecond},  // raw: 0.25 s capture + 10 MB over USB
+		png:      span{1750 * time.Millisecond, 500 * time.Millisecond}, // 0.25 s capture + 1.5–2 s PNG
 		idleWait: true,
 	},
 	ObserverHelper: {
@@ -95,14 +100,15 @@ var costs = map[Observer]pathCosts{
 	ObserverPortal: {
 		tree:  span{300 * time.Millisecond, 300 * time.Millisecond},
 		input: span{230 * time.Millisecond, 170 * time.Millisecond},
-		frame: span{1750 * time.Millisecond, 500 * time.Millisecond},
+		frame: span{450 * time.Millisecond, 300 * time.Millisecond},
+		png:   span{1750 * time.Millisecond, 500 * time.Millisecond},
 	},
 	ObserverOracle: {free: true},
 }
 
 // Costs is what a path charges, for a benchmark's floor and its peers.
 type Costs struct {
-	Tree, Input, Frame, Counter struct{ Min, Max time.Duration }
+	Tree, Input, Frame, PNG, Counter struct{ Min, Max time.Duration }
 	// IdleWait: a tree read waits for idle and fails while animating.
 	IdleWait bool
 }
@@ -115,6 +121,7 @@ func CostsOf(o Observer) Costs {
 	set(&out.Tree, c.tree)
 	set(&out.Input, c.input)
 	set(&out.Frame, c.frame)
+	set(&out.PNG, c.pngSpan())
 	set(&out.Counter, c.counter)
 	out.IdleWait = c.idleWait
 	return out
@@ -130,13 +137,28 @@ const (
 	chargeFrame
 	chargeCounter
 	nChargeKinds
+	// chargePNG is a screenshot encoded as a PNG: a frame (it counts and
+	// draws its jitter as one) at the png cost.
+	chargePNG = nChargeKinds
 )
+
+// pngSpan is what a PNG screenshot costs on the path.
+func (c pathCosts) pngSpan() span {
+	if c.png == (span{}) {
+		return c.frame
+	}
+	return c.png
+}
 
 // cost is how long the next charge of kind k on path o takes (0 when the
 // profile has no timing). The jitter is a hash of the seed, the kind and
 // its sequence number, so it draws nothing from the input generator and
 // replays exactly. Call under p.mu.
 func (p *Phone) cost(o Observer, k chargeKind) time.Duration {
+	png := k == chargePNG
+	if png {
+		k = chargeFrame
+	}
 	p.charged[k]++
 	if !p.prof.timed {
 		return 0
@@ -150,6 +172,9 @@ func (p *Phone) cost(o Observer, k chargeKind) time.Duration {
 		s = c.input
 	case chargeFrame:
 		s = c.frame
+		if png {
+			s = c.pngSpan()
+		}
 	case chargeCounter:
 		s = c.counter
 	}
@@ -183,6 +208,13 @@ func (d *Device) ChargeInput(ctx context.Context) error {
 // encoding a PNG costs tens of milliseconds of CPU for nothing).
 func (d *Device) ChargeFrame(ctx context.Context) error {
 	return d.p.charge(ctx, d.obs, chargeFrame)
+}
+
+// ChargePNG charges one `screencap -p` on the driver's path (capture and
+// PNG encoding) without drawing it: a benchmark's peer that decides on a
+// PNG screenshot (Open-AutoGLM, Midscene) pays its time.
+func (d *Device) ChargePNG(ctx context.Context) error {
+	return d.p.charge(ctx, d.obs, chargePNG)
 }
 
 // charge sleeps the cost of one k on path o on the clock.

@@ -37,10 +37,17 @@ func TestPathsChargeTheirCosts(t *testing.T) {
 			took("a swipe of 300 ms", c.Input.Min+300*time.Millisecond, c.Input.Max+300*time.Millisecond,
 				func() error { return dev.Swipe(ctx, 500, 1500, 500, 500, 300*time.Millisecond) })
 			took("a screenshot", c.Frame.Min, c.Frame.Max, func() error { _, err := dev.Capture(ctx); return err })
+			took("a PNG screenshot", c.PNG.Min, c.PNG.Max, func() error { return dev.ChargePNG(ctx) })
 		}
-		if p.Dumps() != 20 || p.Frames() != 20 {
-			t.Errorf("%s: %d dumps and %d frames counted, want 20 each", o, p.Dumps(), p.Frames())
+		if p.Dumps() != 20 || p.Frames() != 40 {
+			t.Errorf("%s: %d dumps and %d frames counted, want 20 and 40", o, p.Dumps(), p.Frames())
 		}
+	}
+	// Plain adb: phonepilot's driver reads raw frames (device/adb
+	// Capture), a peer's `screencap -p` pays the PNG encoding on top.
+	if c := CostsOf(ObserverUIAutomator); c.Frame.Min != 450*time.Millisecond || c.Frame.Max != 750*time.Millisecond ||
+		c.PNG.Min != 1750*time.Millisecond || c.PNG.Max != 2250*time.Millisecond {
+		t.Errorf("uiautomator: a raw frame costs %v–%v and a PNG %v–%v; want 0.45–0.75 s and 1.75–2.25 s (docs/sim.md)", c.Frame.Min, c.Frame.Max, c.PNG.Min, c.PNG.Max)
 	}
 	want := map[Observer][2]time.Duration{
 		ObserverUIAutomator: {900 * time.Millisecond, 3200 * time.Millisecond},
