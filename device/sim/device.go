@@ -196,8 +196,11 @@ func (d *Device) Key(ctx context.Context, k device.Key) error {
 
 // LaunchApp starts an app by package or label (either locale).
 func (d *Device) LaunchApp(ctx context.Context, app string) error {
-	if err := d.input(ctx, "launch", 0); err != nil {
+	if err := ctxErr(ctx, "launch"); err != nil {
 		return err
+	}
+	if err := d.p.charge(ctx, launcher(d.obs), chargeInput); err != nil {
+		return fmt.Errorf("sim launch: %w", err)
 	}
 	d.p.mu.Lock()
 	defer d.p.mu.Unlock()

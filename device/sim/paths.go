@@ -106,6 +106,19 @@ var costs = map[Observer]pathCosts{
 	ObserverOracle: {free: true},
 }
 
+// launcher is the path a launch takes on path o. device/adb starts an app
+// with `monkey -p PKG -c android.intent.category.LAUNCHER 1` through the
+// shell whatever the observer: a Java process, as each `input` command is
+// (the same source, mobile-next/mobile-mcp PR #430), so on the helper's
+// path a launch costs what it costs on uiautomator's (the helper injects
+// input; it does not start activities).
+func launcher(o Observer) Observer {
+	if o == ObserverHelper {
+		return ObserverUIAutomator
+	}
+	return o
+}
+
 // Costs is what a path charges, for a benchmark's floor and its peers.
 type Costs struct {
 	Tree, Input, Frame, PNG, Counter struct{ Min, Max time.Duration }

@@ -149,3 +149,31 @@ func TestChangeCounter(t *testing.T) {
 		t.Errorf("the uiautomator path's counter: %v, want ErrUnsupported", err)
 	}
 }
+
+// A launch costs what device/adb's `monkey` costs on every path that
+// charges: a Java process, the uiautomator path's input, even where taps
+// are injected through the helper at 6 ms.
+func TestLaunchCostsAJavaProcessOnEveryPath(t *testing.T) {
+	ctx := context.Background()
+	java := CostsOf(ObserverUIAutomator).Input
+	for _, o := range []Observer{ObserverUIAutomator, ObserverHelper, ObserverPortal} {
+		for seed := int64(1); seed <= 5; seed++ {
+			clk := clock.NewFake(t0)
+			dev := newTestPhone(t, Config{Profile: "realistic", Clock: clk, Observer: o, Seed: seed}).Device()
+			if err := dev.LaunchApp(ctx, "Settings"); err != nil {
+				t.Fatal(err)
+			}
+			if took := clk.Slept(); took < java.Min || took > java.Max {
+				t.Errorf("%s seed %d: a launch charged %v; want %v–%v (monkey, a Java process)", o, seed, took, java.Min, java.Max)
+			}
+			clk.Advance(3 * time.Second)
+			before := clk.Slept()
+			if err := dev.Tap(ctx, 540, 1200); err != nil {
+				t.Fatal(err)
+			}
+			if took, in := clk.Slept()-before, CostsOf(o).Input; took < in.Min || took > in.Max {
+				t.Errorf("%s seed %d: a tap charged %v; want the path's own input, %v–%v", o, seed, took, in.Min, in.Max)
+			}
+		}
+	}
+}
