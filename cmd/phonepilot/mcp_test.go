@@ -35,11 +35,13 @@ type mcpProcess struct {
 	token string
 }
 
-func startMCPHTTP(t *testing.T, token string) *mcpProcess {
+// startMCPHTTP starts it on the simulator (sim unless extra names another
+// --device) with the token.
+func startMCPHTTP(t *testing.T, token string, extra ...string) *mcpProcess {
 	t.Helper()
 	bin := buildPhonepilot(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	args := []string{"mcp", "--http", "127.0.0.1:0", "--db", filepath.Join(t.TempDir(), "mcp.db"), "--device", "sim"}
+	args := append([]string{"mcp", "--http", "127.0.0.1:0", "--db", filepath.Join(t.TempDir(), "mcp.db"), "--device", "sim"}, extra...)
 	if token != "" {
 		args = append(args, "--token", token)
 	}
