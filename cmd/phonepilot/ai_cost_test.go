@@ -120,10 +120,11 @@ func TestAILongTaskIsServedByThePromptCache(t *testing.T) {
 				if i >= 2 {
 					late.Input += u.Input
 					late.CacheRead += u.CacheRead
-					// OpenAI caches in 128-token steps: a turn may fall a
-					// step short of its prefix.
-					if share < 55 {
-						t.Errorf("turn %d: cache reads are %.0f%% of its input, want at least 55%% on every turn from turn 3 on", tr.N, share)
+					// OpenAI caches in 128-token steps: up to 127 tokens
+					// of a turn's shared prefix are paid again, so the
+					// new part of a turn must stay small.
+					if share < 60 {
+						t.Errorf("turn %d: cache reads are %.1f%% of its input, want at least 60%% on every turn from turn 3 on", tr.N, share)
 					}
 				}
 				if i > 0 {

@@ -44,9 +44,15 @@ func TestMCPDirectActionTimesWithTheTypeScriptClient(t *testing.T) {
 	var times map[string]struct {
 		Mean, Median, N int
 	}
+	var notConfirmed map[string]int
 	for _, l := range strings.Split(string(out), "\n") {
 		if rest, ok := strings.CutPrefix(l, "TIMES "); ok {
 			if err := json.Unmarshal([]byte(rest), &times); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if rest, ok := strings.CutPrefix(l, "NOTCONFIRMED "); ok {
+			if err := json.Unmarshal([]byte(rest), &notConfirmed); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -55,7 +61,10 @@ func TestMCPDirectActionTimesWithTheTypeScriptClient(t *testing.T) {
 		t.Fatalf("no TIMES line:\n%s", out)
 	}
 	for _, k := range []string{"launch_app", "tap", "type_text", "scroll", "press_key back", "press_key home", "press_key home on home", "direct"} {
-		t.Logf("%-24s mean %5d ms  median %5d ms  (n=%d)", k, times[k].Mean, times[k].Median, times[k].N)
+		t.Logf("%-24s mean %5d ms  median %5d ms  (n=%d, %d NOT confirmed)", k, times[k].Mean, times[k].Median, times[k].N, notConfirmed[k])
+	}
+	if n := notConfirmed["press_key home on home"]; n > 0 {
+		t.Errorf("press_key home on the home screen was NOT confirmed %d times, want done at once", n)
 	}
 	// Home on the home screen changes nothing and is done: the key and one
 	// read (at most 0.4 s + 3.2 s here), no second read, no retries

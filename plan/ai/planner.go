@@ -137,7 +137,7 @@ func (p *Planner) plan(ctx context.Context, in plan.Input) (plan.Decision, error
 		CacheKey:  p.cfg.CacheKey,
 	}
 	p.conv.sync(in, p.cfg.HistorySteps)
-	req.Messages = p.conv.request(in.Goal, cur)
+	req.Messages = p.conv.request(cur)
 
 	var usage plan.Usage
 	for attempt := 0; ; attempt++ {

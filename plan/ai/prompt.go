@@ -19,8 +19,9 @@ import (
 // irreversible action beyond the goal.
 const SystemPrompt = `You operate an Android phone for a user. Each turn you choose exactly one action that brings the phone closer to the user's goal.
 
-The conversation starts with the goal. Each action you take is answered with its outcome: succeeded or failed, the tool's result, whether the screen changed. Earlier screens are not shown again: only the newest message shows the current screen, as a listing: a header line (screen size, foreground app), then one element per line starting with its index in square brackets, for example:
+The conversation starts with the goal. Each action you take is answered with its outcome: succeeded or failed, the tool's result, whether the screen changed, and the app in front when that changed. Earlier screens are not shown again: only the newest message shows the current screen, as a listing: a header line (screen size, foreground app), then one element per line starting with its index in square brackets, for example:
 [4] Button "Search" id=search_btn clickable
+After the class come the element's text or description in quotes (a clickable element without its own shows the texts inside it, joined by " · "), its resource id and its states: focused, clickable, long-clickable, editable, scrollable, checked or unchecked, selected, disabled, password.
 A screenshot of the same screen may come with it, scaled down; name elements by their listing index, never by position in the picture.
 
 Rules:
@@ -148,7 +149,7 @@ func (c *conversation) appendStep(st plan.StepRecord, scenes []plan.SceneRecord)
 		args = []byte("{}")
 	}
 	var use []Part
-	if st.Intent != "" {
+	if st.Intent != "" && !restates(result(st), st.Intent) {
 		use = append(use, Part{Text: st.Intent})
 	}
 	use = append(use, Part{ToolUse: &ToolUse{ID: id, Name: st.Call.Name, Args: args}})
@@ -159,6 +160,26 @@ func (c *conversation) appendStep(st plan.StepRecord, scenes []plan.SceneRecord)
 		}}}})
 }
 
+// result is the tool's result of a step's last attempt.
+func result(st plan.StepRecord) string {
+	if n := len(st.Attempts); n > 0 {
+		return st.Attempts[n-1].Result
+	}
+	return ""
+}
+
+// restates reports whether a tool's result says all its step's intent
+// says, tense aside ("tapped [67] ImageView \"Close\"" for "tap [67]
+// ImageView \"Close\""): the answer to the tool call then names the call's
+// element, and the intent would say it a second time. An intent that says
+// more (what the model wrote with its call, the label of a field typed
+// into) is kept.
+func restates(result, intent string) bool {
+	_, r, ok := strings.Cut(result, " ")
+	_, i, ok2 := strings.Cut(intent, " ")
+	return ok && ok2 && r == i
+}
+
 // appendUser adds parts at the end of the last (user) message.
 func (c *conversation) appendUser(parts ...Part) {
 	last := &c.msgs[len(c.msgs)-1]
@@ -166,20 +187,23 @@ func (c *conversation) appendUser(parts ...Part) {
 }
 
 // request is the messages of one decision: the conversation, its last part
-// marked as the end of the cacheable prefix, then the current screen.
+// marked as the end of the cacheable prefix, then the current screen. The
+// goal is not said again after the screen: the conversation starts with it
+// and always keeps it, so the only part that is new each turn is the newest
+// step and the screen (rules 1 and 2 of the system prompt say what the old
+// per-turn reminders said).
 // The conversation itself is not changed.
-func (c *conversation) request(goal string, cur turn) []Message {
+func (c *conversation) request(cur turn) []Message {
 	msgs := slices.Clone(c.msgs)
 	last := &msgs[len(msgs)-1]
 	last.Parts = slices.Clone(last.Parts)
 	last.Parts[len(last.Parts)-1].CacheBreak = true
 
 	var now strings.Builder
-	fmt.Fprintf(&now, "Current screen (use only these [N] indices):\n<screen>\n%s\n</screen>\n", fenced(strings.TrimRight(cur.listing, "\n")))
+	fmt.Fprintf(&now, "Current screen:\n<screen>\n%s\n</screen>", fenced(strings.TrimRight(cur.listing, "\n")))
 	if cur.imageNote != "" {
-		fmt.Fprintf(&now, "Screenshot: %s\n", cur.imageNote)
+		fmt.Fprintf(&now, "\nScreenshot: %s", cur.imageNote)
 	}
-	fmt.Fprintf(&now, "Goal: %s\nCall exactly one tool.", goal)
 	if cur.image != nil {
 		last.Parts = append(last.Parts, Part{Image: cur.image})
 	}
@@ -208,12 +232,13 @@ func notes(in plan.Input) string {
 func buildMessages(in plan.Input, window int, cur turn) []Message {
 	var c conversation
 	c.sync(in, window)
-	return c.request(in.Goal, cur)
+	return c.request(cur)
 }
 
 // outcome is a step's result as the model reads it: status, the tool's
 // short result, whether the screen changed, and which app was in front
-// afterwards (an old screen summarised to one line).
+// afterwards when that is another one than before (an old screen
+// summarised to one line; the current screen's header names its app).
 func outcome(st plan.StepRecord, scenes []plan.SceneRecord) string {
 	var b strings.Builder
 	b.WriteString(string(st.Status))
@@ -224,8 +249,12 @@ func outcome(st plan.StepRecord, scenes []plan.SceneRecord) string {
 		b.WriteString(": " + oneLine(st.Reason, 200))
 	}
 	if n := len(st.Attempts); n > 0 {
-		if r := st.Attempts[n-1].Result; r != "" && r != st.Reason {
-			b.WriteString("; result: " + oneLine(r, 200))
+		if r := result(st); r != "" && r != st.Reason {
+			if st.Status == lifecycle.StepSucceeded {
+				b.WriteString(": " + oneLine(r, 200)) // succeeded: tapped …
+			} else {
+				b.WriteString("; result: " + oneLine(r, 200))
+			}
 		}
 		if n > 1 {
 			fmt.Fprintf(&b, " (%d attempts)", n)
@@ -238,13 +267,21 @@ func outcome(st plan.StepRecord, scenes []plan.SceneRecord) string {
 			b.WriteString("; the screen did not change")
 		}
 	}
-	for i := len(scenes) - 1; i >= 0; i-- {
-		if st.After != "" && scenes[i].Fingerprint == st.After && scenes[i].Package != "" {
-			b.WriteString("; then in app " + scenes[i].Package)
-			break
-		}
+	if app := appOf(st.After, scenes); app != "" && app != appOf(st.Before, scenes) {
+		b.WriteString("; then in app " + app)
 	}
 	return b.String()
+}
+
+// appOf is the foreground app of the Scene with fingerprint fp, "" when it
+// is not among scenes (or not known).
+func appOf(fp string, scenes []plan.SceneRecord) string {
+	for i := len(scenes) - 1; i >= 0 && fp != ""; i-- {
+		if scenes[i].Fingerprint == fp {
+			return scenes[i].Package
+		}
+	}
+	return ""
 }
 
 // oneLine flattens whitespace and cuts s to n runes, so one long tool

@@ -3,7 +3,9 @@
 // listing). Each of N rounds: launch_app Taobao, close its popup, tap the
 // search box, type a query and submit, scroll down, press back, press
 // home, and press home again on the home screen (which must answer at
-// once). It prints one JSON line: per action, the mean and median ms.
+// once). It prints one JSON line: per action, the mean and median ms, and
+// how many answers said the action was NOT confirmed (counted, not thrown,
+// so that an older build can be timed by the same script).
 //
 //   node bench.mjs N /path/to/phonepilot mcp --device sim --sim-profile realistic --db X
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -14,12 +16,14 @@ const client = new Client({ name: "phonepilot-bench", version: "1.0.0" });
 await client.connect(new StdioClientTransport({ command, args, stderr: "ignore" }));
 const textOf = (res) => res.content.filter((c) => c.type === "text").map((c) => c.text).join("\n");
 const times = {};
+const notConfirmed = {};
 const call = async (label, name, a) => {
   const t0 = performance.now();
   const res = await client.callTool({ name, arguments: a });
   (times[label] ??= []).push(performance.now() - t0);
   const text = textOf(res);
   if (res.isError) throw new Error(`${name} ${JSON.stringify(a)}: ${text}`);
+  if (/NOT confirmed/.test(text)) notConfirmed[label] = (notConfirmed[label] ?? 0) + 1;
   return text;
 };
 const indexOf = (text, re) => {
@@ -35,8 +39,7 @@ for (let i = 0; i < Number(n); i++) {
   await call("scroll", "scroll", { direction: "down" });
   await call("press_key back", "press_key", { key: "back" });
   await call("press_key home", "press_key", { key: "home" });
-  out = await call("press_key home on home", "press_key", { key: "home" });
-  if (/NOT confirmed/.test(out)) throw new Error("home on the home screen was not done at once: " + out);
+  await call("press_key home on home", "press_key", { key: "home" });
 }
 const stat = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -50,4 +53,5 @@ for (const [k, xs] of Object.entries(times)) {
 }
 summary.direct = stat(all);
 console.log("TIMES " + JSON.stringify(summary));
+console.log("NOTCONFIRMED " + JSON.stringify(notConfirmed));
 await client.close();
