@@ -636,7 +636,7 @@ func TestPromptGolden(t *testing.T) {
 
 	// The first turn, with the Scene only.
 	fp2 := &fakeProvider{script: []func(ai.Request) (ai.Reply, error){answer(`launch_app {"app":"Taobao"}`)}}
-	p2, _ := newPlanner(t, fp2, func(c *ai.Config) { c.Camera = nil })
+	p2, _ := newPlanner(t, fp2, func(c *ai.Config) { c.Camera = nil; c.Tools = goldenTools(t) })
 	if _, err := p2.Plan(context.Background(), input(aitest.TaobaoHome())); err != nil {
 		t.Fatal(err)
 	}
