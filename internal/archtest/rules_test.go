@@ -16,24 +16,24 @@ var allowedImports = map[string][]string{
 	"perception/shot":   {"perception/frame"},
 	"device":            {"scene"},
 	"device/fake":       {"device", "scene"},
-	"device/devicetest": {"device", "scene", "perception", "internal/*"},
+	"device/devicetest": {"device", "scene", "perception"},
 	"device/adb":        {"apps", "device", "device/adb/helper", "scene", "perception", "perception/frame", "internal/clock"},
 	// The simulator plays phonepilot's helper (its protocol server and the embedded dex it checks).
 	"device/sim":      {"apps", "device", "device/adb/helper", "scene", "perception", "perception/frame", "internal/clock"},
-	"device/sim/adbd": {"internal/*"},
+	"device/sim/adbd": nil,
 	// A hand-written adbd.Phone for the transport's and simadb's tests.
 	"device/sim/adbd/adbdtest": nil,
 	"device/adb/helper":        nil,
 	"device/wda":               {"apps", "device", "scene", "perception/frame"},
-	"device/sim/simwda":        {"device/sim", "internal/*"},
+	"device/sim/simwda":        {"device/sim"},
 	// usbmuxd's protocol: list the iPhones on USB, tunnel to a port on one.
 	"device/usbmux": nil,
 	// The simulated iPhone on a simulated usbmuxd (phonepilot sim --usbmuxd).
-	"device/sim/simusbmux": {"device/usbmux", "internal/*"},
+	"device/sim/simusbmux": {"device/usbmux"},
 	"device/sim/simadb":    {"device/sim", "device/sim/adbd", "internal/*"},
 	// The table of backends: each backend's names, checks, opening (with
 	// its camera), listing and labels; commands and servers loop over it.
-	"device/backend": {"device", "device/adb", "device/sim", "device/sim/simwda", "device/usbmux", "device/sim/simusbmux", "device/wda", "device/devicetest", "perception/frame", "scene", "internal/*"},
+	"device/backend": {"device", "device/adb", "device/sim", "device/sim/simwda", "device/usbmux", "device/wda", "perception/frame"},
 	"tools":          {"apps", "device", "scene", "internal/clock"},
 	"plan":           {"apps", "scene", "tools", "lifecycle"},
 	"plan/rule":      {"apps", "plan", "scene", "tools", "lifecycle"},
@@ -44,25 +44,25 @@ var allowedImports = map[string][]string{
 	// The touch table every front end's tests drive: the simulator's
 	// irreversible targets, the ways to touch them, their effects.
 	"safety/touchtest":  {"device", "device/sim", "safety", "tools"},
-	"plan/ai/anthropic": {"plan/ai", "plan", "tools", "scene", "perception/frame"},
-	"plan/ai/openai":    {"plan/ai", "plan", "tools", "scene", "perception/frame"},
+	"plan/ai/anthropic": {"plan/ai"},
+	"plan/ai/openai":    {"plan/ai"},
 	// Test helpers shared by the AIPlanner's and the providers' tests.
-	"plan/ai/aitest": {"plan/ai", "plan/ai/tokens", "plan", "tools", "scene", "perception/frame", "internal/*", "lifecycle"},
+	"plan/ai/aitest": {"plan/ai", "plan/ai/tokens", "scene", "internal/*"},
 	"runtime":        {"apps", "plan", "tools", "device", "scene", "perception", "internal/clock", "lifecycle", "safety"},
 	"storage":        {"scene", "plan", "tools", "lifecycle"},
 	// SQL shared by the two stores.
-	"storage/internal/sqlstore": {"storage", "scene", "plan", "tools", "lifecycle"},
-	"storage/sqlite":            {"storage", "storage/internal/sqlstore", "lifecycle"},
-	"storage/postgres":          {"storage", "storage/internal/sqlstore", "lifecycle"},
+	"storage/internal/sqlstore": {"storage", "plan", "tools", "lifecycle"},
+	"storage/sqlite":            {"storage", "storage/internal/sqlstore"},
+	"storage/postgres":          {"storage", "storage/internal/sqlstore"},
 	"storage/storagetest":       {"storage", "scene", "plan", "tools", "lifecycle"},
-	"api":                       {"task", "runtime", "storage", "device", "scene", "plan", "tools", "internal/*", "lifecycle", "flow"},
+	"api":                       {"task", "storage", "internal/*", "lifecycle", "flow"},
 	// Flows: the file format, export from a recorded task, the replay planner.
 	"flow": {"plan", "plan/rule", "scene", "tools", "storage", "task", "lifecycle", "device"},
 	// The vocabulary of a task's life: statuses, causes, event and step types.
 	"lifecycle": nil,
 	// phonebench's task definitions; its tests also run plan/rule through
 	// the runtime and ask the safety gate, on the simulator.
-	"phonebench/tasks": {"device/sim", "lifecycle", "device", "scene", "plan", "plan/rule", "runtime", "safety", "tools", "internal/clock"},
+	"phonebench/tasks": {"device/sim", "lifecycle"},
 	// The phonebench harness: policies over the runtime (through the task
 	// service, on a temporary SQLite store), the peer loop over a device,
 	// the floor, records and the report.
@@ -72,9 +72,9 @@ var allowedImports = map[string][]string{
 	"task": {"runtime", "storage", "device", "scene", "plan", "tools", "internal/*", "lifecycle"},
 	// phonepilot over MCP: direct tools on the runtime, delegating tools on
 	// the task service; it sends a screenshot to the client that asks.
-	"mcpserver": {"runtime", "task", "storage", "device", "scene", "tools", "plan", "perception/frame", "perception/shot", "internal/*", "lifecycle", "flow"},
+	"mcpserver": {"runtime", "task", "storage", "device", "scene", "tools", "perception/frame", "perception/shot", "internal/*", "lifecycle", "flow"},
 	// The device farm on River over PostgreSQL: workers, fronts, leases.
-	"farm":           {"task", "storage", "storage/postgres", "device", "device/fake", "scene", "runtime", "internal/*", "lifecycle"},
+	"farm":           {"task", "storage", "storage/postgres", "device", "lifecycle"},
 	"cmd/phonepilot": {"*"},
 	"internal/*":     nil,
 }
