@@ -213,6 +213,18 @@ type deviceStatus struct {
 	DeviceInfo
 	Running string `json:"running,omitempty"` // the running task's ID
 	Queued  int    `json:"queued"`
+	// Task is the task on the device now: running, or waiting for a
+	// person (it holds the phone meanwhile).
+	Task *deviceTask `json:"task,omitempty"`
+	// QueuedTasks are the tasks waiting for the device, oldest first.
+	QueuedTasks []deviceTask `json:"queued_tasks,omitempty"`
+}
+
+// deviceTask is a task as a device's row names it.
+type deviceTask struct {
+	ID     string           `json:"id"`
+	Goal   string           `json:"goal"`
+	Status lifecycle.Status `json:"status"`
 }
 
 func (s *Server) listDevices(w http.ResponseWriter, r *http.Request) error {
@@ -220,18 +232,32 @@ func (s *Server) listDevices(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	running, err := s.svc.List(r.Context(), storage.Query{Status: lifecycle.Running, Limit: storage.MaxPage})
-	if err != nil {
-		return err
+	// The store's active tasks, by device: this server's and those of other
+	// processes sharing the store.
+	on := map[string]*deviceTask{}
+	queued := map[string][]deviceTask{}
+	for _, st := range append([]lifecycle.Status{lifecycle.Queued}, lifecycle.ActiveStatuses()...) {
+		page, err := s.svc.List(r.Context(), storage.Query{Status: st, Limit: storage.MaxPage})
+		if err != nil {
+			return err
+		}
+		for _, t := range slices.Backward(page.Tasks) { // oldest first
+			dt := deviceTask{ID: t.ID, Goal: t.Goal, Status: t.Status}
+			switch {
+			case st == lifecycle.Queued:
+				queued[t.Device] = append(queued[t.Device], dt)
+			case on[t.Device] == nil:
+				on[t.Device] = &dt
+			}
+		}
 	}
 	load := s.svc.Load()
 	out := make([]deviceStatus, 0, len(devs))
 	for _, d := range devs {
-		ds := deviceStatus{DeviceInfo: d, Queued: load[d.Name].Queued, Running: load[d.Name].Running}
-		for _, t := range running.Tasks {
-			if t.Device == d.Name && ds.Running == "" {
-				ds.Running = t.ID // run by another process sharing the store
-			}
+		ds := deviceStatus{DeviceInfo: d, Queued: load[d.Name].Queued, Running: load[d.Name].Running,
+			Task: on[d.Name], QueuedTasks: queued[d.Name]}
+		if ds.Running == "" && ds.Task != nil && ds.Task.Status == lifecycle.Running {
+			ds.Running = ds.Task.ID // run by another process sharing the store
 		}
 		out = append(out, ds)
 	}

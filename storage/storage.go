@@ -58,6 +58,20 @@ type Task struct {
 	// Pending is the decision a waiting task waits for: set while it is
 	// waiting_approval or waiting_user, nil otherwise.
 	Pending *Pending `json:"pending,omitempty"`
+	// Waited is how long the task's waits for a person that ended took
+	// (waiting_approval, waiting_user): part of its time from started to
+	// finished. The wait under way is WaitedAt's.
+	Waited time.Duration `json:"waited_ns,omitempty"`
+}
+
+// WaitedAt is how long t has waited for a person by now: the waits that
+// ended and, while it waits, the one under way (since its Pending began).
+func (t Task) WaitedAt(now time.Time) time.Duration {
+	w := t.Waited
+	if t.Pending != nil && t.Status.Waiting() && now.After(t.Pending.Since) {
+		w += now.Sub(t.Pending.Since)
+	}
+	return w
 }
 
 // Pending is what a waiting task waits for (TASKS.md, "Pending decision"):

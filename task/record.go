@@ -307,34 +307,3 @@ func eventData(ev runtime.Event) recordedEvent {
 	}
 	return d
 }
-
-// Waited is how long the task waited for a person (waiting_approval,
-// waiting_user), from its status events in order: the spans from each
-// waiting status to the status after it, the last one up to now while it
-// still waits. A person's wait is part of the task's time (its start is
-// kept through it); this says how much of that time it was.
-func Waited(events []storage.Event, now time.Time) time.Duration {
-	var total time.Duration
-	var since *time.Time
-	for _, ev := range events {
-		if ev.Type != lifecycle.EventStatus {
-			continue
-		}
-		var d StatusData
-		if json.Unmarshal(ev.Data, &d) != nil {
-			continue
-		}
-		if since != nil {
-			total += ev.Time.Sub(*since)
-			since = nil
-		}
-		if d.Status.Waiting() {
-			t := ev.Time
-			since = &t
-		}
-	}
-	if since != nil {
-		total += now.Sub(*since)
-	}
-	return total
-}

@@ -114,12 +114,23 @@ function when(d) {
 }
 
 // ran says when a task ran and how long it took (or has taken so far),
-// from its created/started/finished times.
+// from its created/started/finished times, and how much of that it waited
+// for a person.
 function ran(t) {
   if (!t.started) return t.finished ? `ended ${when(new Date(t.finished))} before it started` : `queued since ${when(new Date(t.created))}`;
   const start = new Date(t.started);
-  if (!t.finished) return `started ${when(start)} · ${span(start, new Date())} so far`;
-  return `ran ${when(start)} · took ${span(start, new Date(t.finished))}`;
+  const w = waited(t);
+  const of = w >= 1000 ? ` (${span(0, w)} of it waiting for a person)` : "";
+  if (!t.finished) return `started ${when(start)} · ${span(start, new Date())} so far${of}`;
+  return `ran ${when(start)} · took ${span(start, new Date(t.finished))}${of}`;
+}
+
+// waited is how long a task has waited for a person, in ms: its waits that
+// ended (waited_ns) and, while it waits, the one under way.
+function waited(t) {
+  let w = (t.waited_ns || 0) / 1e6;
+  if (t.pending && t.pending.since) w += Math.max(0, Date.now() - new Date(t.pending.since));
+  return w;
 }
 
 // ---- task list -------------------------------------------------------------
@@ -127,6 +138,8 @@ function ran(t) {
 async function refreshList() {
   try {
     const page = await api("GET", "/v1/tasks?limit=50");
+    if (page.tasks.some((t) => !tasks.has(t.id) || tasks.get(t.id).status !== t.status)) setTimeout(refreshDevices, 0);
+    tasks = new Map(page.tasks.map((t) => [t.id, t]));
     const list = $("task-list");
     list.replaceChildren(...page.tasks.map((t) => {
       const li = el("li", { "data-id": t.id, title: t.goal, class: tone(t.status) },
@@ -153,27 +166,45 @@ function needs(p) {
   return `needs your approval: ${p.category || "action"}${what}`;
 }
 
+// tasks are the tasks of the list's last page, by id.
+let tasks = new Map();
+
 async function refreshDevices() {
   try {
     const { devices } = await api("GET", "/v1/devices");
     $("device-list").replaceChildren(...devices.map((d) => el("option", { value: d.name })));
-    // A farm's devices say where they are and what they are doing: the
-    // name and its state on the first line, the host and heartbeat under
-    // it, then the labels. An offline one is dimmed: nothing starts there.
+    // Each device says what it is doing: the name and its state on the
+    // first line, the task on it (running or waiting for a person, with its
+    // status) and the tasks queued for it, then (a farm's) the host and
+    // heartbeat and the labels. An offline one is dimmed: nothing starts there.
     $("device-rows").replaceChildren(...devices.map((d) => {
       const labels = Object.entries(d.labels || {}).map(([k, v]) => `${k}=${v}`).join(" ");
       const where = [d.host ? `${d.worker}@${d.host}` : "",
         d.heartbeat ? `heartbeat ${new Date(d.heartbeat).toLocaleTimeString()}` : ""].filter(Boolean).join(" · ");
       const state = d.state || "";
-      return el("li", { class: "device state-" + (state || "unknown"), "data-device": d.name, "data-state": state, title: labels },
+      const queue = d.queued_tasks || [];
+      const li = el("li", { class: "device state-" + (state || "unknown"), "data-device": d.name, "data-state": state, title: labels },
         el("div", { class: "device-head" }, el("strong", { class: "device-name" }, d.name),
           state ? el("span", { class: "device-state" }, state) : ""),
+        d.task ? deviceTask(d.task, "device-task") : el("div", { class: "device-idle muted" }, "no task on it"),
+        queue.length ? el("div", { class: "device-queue" }, el("span", { class: "muted" }, `${queue.length} ${queue[0].status}: `),
+          ...queue.map((t) => deviceTask(t, "next-task"))) : null,
         where ? el("div", { class: "device-where muted" }, where) : "",
         labels ? el("div", { class: "device-labels muted" }, labels) : "");
+      if (d.task) li.dataset.task = d.task.id;
+      return li;
     }));
   } catch (e) {
     console.warn("devices:", e.message);
   }
+}
+
+// deviceTask is a task in a device's row: its status and goal, opening it
+// when clicked.
+function deviceTask(t, cls) {
+  const n = el("div", { class: cls, "data-id": t.id, title: t.goal }, badge(t.status), " ", el("span", { class: "goal" }, t.goal));
+  n.addEventListener("click", () => open(t.id, true));
+  return n;
 }
 
 // ---- starting a task -------------------------------------------------------

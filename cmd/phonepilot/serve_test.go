@@ -13,6 +13,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -84,7 +85,15 @@ func serveOver(t testing.TB, store storage.Store, devs servedDevices, runner tas
 // of what arrived, or what else answers on the same address).
 func serveOverAs(t testing.TB, store storage.Store, devs servedDevices, runner task.Runner, poll time.Duration, log *slog.Logger, outer func(http.Handler) http.Handler) string {
 	t.Helper()
-	svc, err := task.New(task.Config{PollInterval: poll, Logger: log}, store, devs, runner)
+	return serveWith(t, store, devs, runner, task.Config{PollInterval: poll, Logger: log}, outer)
+}
+
+// serveWith is serveOverAs with the task service's whole configuration
+// (its clock, say).
+func serveWith(t testing.TB, store storage.Store, devs servedDevices, runner task.Runner, tcfg task.Config, outer func(http.Handler) http.Handler) string {
+	t.Helper()
+	log := tcfg.Logger
+	svc, err := task.New(tcfg, store, devs, runner)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -670,5 +679,19 @@ func TestShowSaysHowLongATaskWaitedForAPerson(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.Waited != 2*time.Minute {
 		t.Errorf("show --json waited_ns %v (%v); want 2m0s", doc.Waited, err)
+	}
+	// The list says it too: TOOK 2m2s, WAITED 2m0s.
+	out, _ = ppCLI(t, "tasks", "--db", path)
+	if !regexp.MustCompile(`(?m)WAITED.*\n` + tk.ID + `\s.*\s2m2s\s+2m0s\s+buy the AirPods`).MatchString(out) {
+		t.Errorf("tasks: want the task's row with took 2m2s and waited 2m0s:\n%s", out)
+	}
+	out, _ = ppCLI(t, "tasks", "--db", path, "--json")
+	var page struct {
+		Tasks []struct {
+			Waited time.Duration `json:"waited_ns"`
+		} `json:"tasks"`
+	}
+	if err := json.Unmarshal([]byte(out), &page); err != nil || len(page.Tasks) != 1 || page.Tasks[0].Waited != 2*time.Minute {
+		t.Errorf("tasks --json: %+v (%v); want waited_ns of 2m0s", page.Tasks, err)
 	}
 }

@@ -129,14 +129,20 @@ func printTasks(w io.Writer, tasks []storage.Task) {
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tSTATUS\tCAUSE\tDEVICE\tCREATED\tTOOK\tGOAL")
+	fmt.Fprintln(tw, "ID\tSTATUS\tCAUSE\tDEVICE\tCREATED\tTOOK\tWAITED\tGOAL")
+	now := time.Now()
 	for _, t := range tasks {
 		cause := string(t.Cause)
 		if cause == "" {
 			cause = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Status, cause, t.Device,
-			t.Created.Local().Format("2006-01-02 15:04:05"), took(t), oneLine(t.Goal, 60))
+		// WAITED: how much of TOOK the task spent waiting for a person.
+		waited := "-"
+		if w := t.WaitedAt(now); w > 0 {
+			waited = w.Round(10 * time.Millisecond).String()
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Status, cause, t.Device,
+			t.Created.Local().Format("2006-01-02 15:04:05"), took(t), waited, oneLine(t.Goal, 60))
 	}
 	tw.Flush()
 }

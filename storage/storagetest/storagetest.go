@@ -797,6 +797,9 @@ func testPending(t *testing.T, s storage.Store) {
 		t.Fatalf("list waiting: %v %+v", err, page.Tasks)
 	}
 	check("ListTasks", page.Tasks[0].Pending)
+	if w := page.Tasks[0].WaitedAt(since.Add(30 * time.Second)); w != 30*time.Second {
+		t.Errorf("waiting since %s: WaitedAt 30s later = %s, want 30s", since, w)
+	}
 
 	back, err := s.UpdateStatus(ctx(t), task.ID, storage.Change{From: []lifecycle.Status{lifecycle.WaitingApproval}, To: lifecycle.Running, At: since.Add(time.Minute)})
 	if err != nil || back.Pending != nil {
@@ -807,6 +810,14 @@ func testPending(t *testing.T, s storage.Store) {
 	if back.Started == nil || !back.Started.Equal(base) {
 		t.Errorf("back to running: started %v, want the first start %s", back.Started, base)
 	}
+	// The wait is kept: how much of the task's time was a person's
+	// (issue 23: shown by tasks, show and the page).
+	if back.Waited != time.Minute || back.WaitedAt(since.Add(time.Hour)) != time.Minute {
+		t.Errorf("back to running after a 1m wait: waited %s (at an hour: %s), want 1m0s", back.Waited, back.WaitedAt(since.Add(time.Hour)))
+	}
+	if page, err := s.ListTasks(ctx(t), storage.Query{}); err != nil || len(page.Tasks) != 1 || page.Tasks[0].Waited != time.Minute {
+		t.Errorf("listed after the wait: %v %+v; want waited 1m0s", err, page.Tasks)
+	}
 	q := &storage.Pending{Kind: lifecycle.PendingQuestion, Step: 8, Call: tools.NewCall("ask_user", map[string]string{"question": "Code?"}), Question: "Code?", Since: since, Expires: since.Add(time.Minute)}
 	if _, err := s.UpdateStatus(ctx(t), task.ID, storage.Change{From: []lifecycle.Status{lifecycle.Running}, To: lifecycle.WaitingUser, At: since, Pending: q}); err != nil {
 		t.Fatal(err)
@@ -814,7 +825,7 @@ func testPending(t *testing.T, s storage.Store) {
 	if _, err := s.MarkInterrupted(ctx(t), []string{"h:2"}, "gone", since.Add(2*time.Minute)); err != nil {
 		t.Fatal(err)
 	}
-	if end, err := s.Task(ctx(t), task.ID); err != nil || end.Status != lifecycle.Interrupted || end.Pending != nil {
-		t.Errorf("interrupted while waiting: %v, %s, pending %+v; want interrupted, none", err, end.Status, end.Pending)
+	if end, err := s.Task(ctx(t), task.ID); err != nil || end.Status != lifecycle.Interrupted || end.Pending != nil || end.Waited != 3*time.Minute {
+		t.Errorf("interrupted while waiting: %v, %s, pending %+v, waited %s; want interrupted, none, 3m0s (1m, then 2m until the end)", err, end.Status, end.Pending, end.Waited)
 	}
 }

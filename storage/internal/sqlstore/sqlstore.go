@@ -94,7 +94,7 @@ func jsonOr(raw json.RawMessage, empty string) string {
 
 // taskColumns are what a list reads; a single task adds final_scene.
 const taskColumns = `id, goal, device, planner, max_steps, status, cause, reason, owner, created_us, started_us, finished_us,
-	input_tokens, cache_read_tokens, cache_write_tokens, output_tokens, model_latency_ns, tokens_estimated, config, pending, seq`
+	input_tokens, cache_read_tokens, cache_write_tokens, output_tokens, model_latency_ns, tokens_estimated, config, pending, waited_ns, seq`
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -103,12 +103,12 @@ func scanTask(r scanner, withScene bool) (storage.Task, int64, error) {
 		t                 storage.Task
 		started, finished sql.NullInt64
 		created, seq      int64
-		latency           int64
+		latency, waited   int64
 		config, final     string
 		pending           string
 	)
 	dest := []any{&t.ID, &t.Goal, &t.Device, &t.Planner, &t.MaxSteps, &t.Status, &t.Cause, &t.Reason, &t.Owner, &created, &started, &finished,
-		&t.Usage.InputTokens, &t.Usage.CacheReadTokens, &t.Usage.CacheWriteTokens, &t.Usage.OutputTokens, &latency, &t.Usage.Estimated, &config, &pending, &seq}
+		&t.Usage.InputTokens, &t.Usage.CacheReadTokens, &t.Usage.CacheWriteTokens, &t.Usage.OutputTokens, &latency, &t.Usage.Estimated, &config, &pending, &waited, &seq}
 	if withScene {
 		dest = append(dest, &final)
 	}
@@ -119,6 +119,7 @@ func scanTask(r scanner, withScene bool) (storage.Task, int64, error) {
 	t.Started = fromNullUS(started)
 	t.Finished = fromNullUS(finished)
 	t.Usage.Latency = time.Duration(latency)
+	t.Waited = time.Duration(waited)
 	if config != "" && config != "{}" {
 		t.Config = json.RawMessage(config)
 	}
@@ -316,6 +317,16 @@ func (s *Store) UpdateStatus(ctx context.Context, id string, c storage.Change) (
 		set = append(set, "started_us = CASE WHEN started_us IS NOT NULL AND status IN (?, ?) THEN started_us ELSE ? END")
 		args = append(args, lifecycle.WaitingApproval, lifecycle.WaitingUser, at)
 	}
+	// A wait for a person that ends adds its time to waited_ns; a new one
+	// notes when it began (the SET reads the row as it was).
+	set = append(set, "waited_ns = waited_ns + CASE WHEN status IN (?, ?) AND waiting_us IS NOT NULL THEN (? - waiting_us) * 1000 ELSE 0 END")
+	args = append(args, lifecycle.WaitingApproval, lifecycle.WaitingUser, at)
+	if c.To.Waiting() {
+		set = append(set, "waiting_us = ?")
+		args = append(args, at)
+	} else {
+		set = append(set, "waiting_us = NULL")
+	}
 	if c.Owner != "" {
 		set = append(set, "owner = ?")
 		args = append(args, c.Owner)
@@ -370,14 +381,15 @@ func (s *Store) MarkInterrupted(ctx context.Context, owners []string, reason str
 	}
 	marks := func(n int) string { return strings.TrimSuffix(strings.Repeat("?, ", n), ", ") }
 	active := lifecycle.ActiveStatuses()
-	args := []any{lifecycle.Interrupted, lifecycle.CauseInterrupted, reason, us(at)}
+	args := []any{lifecycle.Interrupted, lifecycle.CauseInterrupted, reason, us(at), us(at)}
 	for _, st := range active {
 		args = append(args, st)
 	}
 	for _, o := range owners {
 		args = append(args, o)
 	}
-	rows, err := s.write.QueryContext(ctx, s.q(`UPDATE tasks SET status = ?, cause = ?, reason = ?, finished_us = ?, pending = 'null'
+	rows, err := s.write.QueryContext(ctx, s.q(`UPDATE tasks SET status = ?, cause = ?, reason = ?, finished_us = ?, pending = 'null',
+		waited_ns = waited_ns + CASE WHEN waiting_us IS NOT NULL THEN (? - waiting_us) * 1000 ELSE 0 END, waiting_us = NULL
 		WHERE status IN (`+marks(len(active))+`) AND owner IN (`+marks(len(owners))+`) RETURNING id`), args...)
 	if err != nil {
 		return nil, fmt.Errorf("mark interrupted: %w", err)
