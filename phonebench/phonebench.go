@@ -42,6 +42,7 @@ import (
 	"phonepilot/internal/clock"
 	"phonepilot/phonebench/tasks"
 	"phonepilot/plan"
+	"phonepilot/plan/ai"
 	"phonepilot/runtime"
 	"phonepilot/storage/sqlite"
 	"phonepilot/task"
@@ -114,6 +115,9 @@ type Options struct {
 	// gate, in tests, replaces the safety gate of every policy (a
 	// gate-less run shows that the harness catches what gets through).
 	gate runtime.Gate
+	// requests, in tests, hears every request the reference policy's
+	// stand-in model is sent.
+	requests func(ai.Request)
 }
 
 // ErrBadOptions wraps every refusal of the options.

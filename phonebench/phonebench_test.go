@@ -17,6 +17,9 @@ import (
 	"phonepilot/phonebench/tasks"
 	"phonepilot/plan"
 	"phonepilot/plan/ai"
+	"phonepilot/plan/ai/aitest"
+	"phonepilot/plan/ai/anthropic"
+	"phonepilot/plan/ai/openai"
 	"phonepilot/safety"
 )
 
@@ -549,5 +552,77 @@ func TestCartTasksOnTheOneShotPath(t *testing.T) {
 		if !r.Success {
 			t.Errorf("%s %s %s seed %d: %s", r.Task, r.Locale, r.Profile, r.Seed, r.Why)
 		}
+	}
+}
+
+// The bench's token count of each turn of the reference policy (the
+// request counted with a real tokenizer, plus the screenshot a request with
+// vision on carries) is within 10% of what a stand-in server that counts
+// like the provider reports for that request sent with the image, for both
+// providers' rules; and the record's input tokens are those counts added
+// up (issue 24: the bench counted bytes / 4 and no image).
+func TestTokensPerTurnMatchAStandInServer(t *testing.T) {
+	var reqs []ai.Request
+	var sel []tasks.Task
+	for _, tk := range tasks.Select("taobao.search") {
+		if tk.Name == "taobao.search" {
+			sel = append(sel, tk)
+		}
+	}
+	rep, err := Run(context.Background(), Options{Tasks: sel, Seeds: 1, FirstSeed: 1, Profiles: []string{"realistic"},
+		Locales: []string{"en"}, Policies: []string{PolicyReference}, Workers: 1, requests: func(r ai.Request) { reqs = append(reqs, r) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Records) != 1 || !rep.Records[0].Success || len(reqs) < 3 {
+		t.Fatalf("%d records, %d requests: %+v", len(rep.Records), len(reqs), rep.Records)
+	}
+	phone, err := sim.New(sim.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, h := phone.Size()
+	iw, ih := ai.ScreenshotSize(w, h, 0)
+	img := &ai.Image{MediaType: "image/png", Data: aitest.PNG(t, iw, ih), Width: iw, Height: ih}
+	for _, name := range []string{"anthropic", "openai"} {
+		srv := aitest.NewModelServer(t, func(aitest.Turn) (string, string) { return "wait", `{"seconds":1}` })
+		cfg := ai.Defaults()
+		cfg.Provider, cfg.APIKey, cfg.BaseURL = name, "k", srv.URL
+		var p ai.Provider
+		if name == "anthropic" {
+			p, err = anthropic.New(cfg)
+		} else {
+			cfg.BaseURL += "/v1"
+			p, err = openai.New(cfg)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, req := range reqs {
+			counted := ai.Estimate(name, req, ai.Reply{}).Input + ai.ScreenshotTokens(name, w, h, 0)
+			sent := req
+			sent.Messages = append([]ai.Message(nil), req.Messages...)
+			last := &sent.Messages[len(sent.Messages)-1]
+			last.Parts = append(append([]ai.Part(nil), last.Parts...), ai.Part{Image: img})
+			reply, err := p.Complete(context.Background(), sent)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, want := float64(counted), float64(reply.Usage.Input)
+			if want == 0 || got < want*0.9 || got > want*1.1 {
+				t.Errorf("%s turn %d: the bench counted %.0f input tokens, the server reported %.0f with the image (more than 10%% apart)", name, i+1, got, want)
+			}
+			t.Logf("%s turn %d: counted %.0f, reported %.0f", name, i+1, got, want)
+		}
+	}
+	// The record adds up its turns counted by the planner's provider's
+	// rules (its default), each with its screenshot.
+	var sum int64
+	bench := ai.Defaults().Provider
+	for _, req := range reqs {
+		sum += ai.Estimate(bench, req, ai.Reply{}).Input + ai.ScreenshotTokens(bench, w, h, 0)
+	}
+	if rep.Records[0].InputTokens != sum {
+		t.Errorf("the record holds %d input tokens; its %d turns count %d with their screenshots", rep.Records[0].InputTokens, len(reqs), sum)
 	}
 }

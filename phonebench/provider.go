@@ -17,6 +17,10 @@ import (
 type scripted struct {
 	d     *decider
 	turns int
+	// provider is the provider whose rules count its requests.
+	provider string
+	// seen, in tests, hears each request.
+	seen func(ai.Request)
 }
 
 var _ ai.Provider = (*scripted)(nil)
@@ -29,6 +33,9 @@ var errNoScreen = errors.New("phonebench: the request has no <screen> listing")
 func (s *scripted) Complete(ctx context.Context, req ai.Request) (ai.Reply, error) {
 	if err := ctx.Err(); err != nil {
 		return ai.Reply{}, err
+	}
+	if s.seen != nil {
+		s.seen(req)
 	}
 	listing, prev, err := readRequest(req)
 	if err != nil {
@@ -44,7 +51,8 @@ func (s *scripted) Complete(ctx context.Context, req ai.Request) (ai.Reply, erro
 		RawStop:   "tool_use",
 		Model:     "phonebench-reference",
 		// No usage: a stand-in reports none, and the planner counts the
-		// request with a real tokenizer (ai.Estimate), marked estimated.
+		// request with a real tokenizer (ai.Estimate), marked estimated;
+		// the bench adds each turn's screenshot (ai.ScreenshotTokens).
 	}, nil
 }
 

@@ -102,8 +102,8 @@ func (h *harness) runPolicy(ctx context.Context, u unit, params map[string]strin
 			rec.Goal = r.goal
 			r.planner = rule.New()
 		case PolicyReference:
-			prov = &scripted{d: newDecider(h.scriptOn(u.t, u.locale, params))}
 			cfg := ai.Defaults()
+			prov = &scripted{d: newDecider(h.scriptOn(u.t, u.locale, params)), provider: cfg.Provider, seen: h.opt.requests}
 			cfg.Vision, cfg.Clock, cfg.Logger = false, clk, h.opt.Logger
 			r.planner = ai.NewWithProvider(cfg, prov)
 		case PolicyAI:
@@ -129,6 +129,14 @@ func (h *harness) runPolicy(ctx context.Context, u unit, params map[string]strin
 		rec.InputTokens, rec.OutputTokens = res.Usage.InputTokens, res.Usage.OutputTokens
 		rec.CacheReadTokens, rec.CacheWriteTokens = res.Usage.CacheReadTokens, res.Usage.CacheWriteTokens
 		rec.TokensEstimated = res.Usage.Estimated
+		if prov != nil {
+			// Every turn's screenshot, as a request with vision on (the
+			// planner's default) carries it: the reference policy plans on
+			// the listing alone, so that the grid renders and encodes no
+			// frame, and its tokens count the image each turn would send.
+			w, hgt := phone.Size()
+			rec.InputTokens += int64(prov.turns) * ai.ScreenshotTokens(prov.provider, w, hgt, 0)
+		}
 		steps = stepLines(res.Steps)
 		switch p := r.planner.(type) {
 		case *countedPlanner:

@@ -1,6 +1,7 @@
 package ai
 
 import (
+	"phonepilot/perception/shot"
 	"phonepilot/plan/ai/tokens"
 )
 
@@ -32,11 +33,7 @@ func Estimate(provider string, req Request, reply Reply) TokenUsage {
 		for _, p := range m.Parts {
 			switch {
 			case p.Image != nil:
-				if provider == "anthropic" {
-					in += tokens.AnthropicImage(p.Image.Width, p.Image.Height)
-				} else {
-					in += tokens.OpenAIImage(p.Image.Width, p.Image.Height, "auto")
-				}
+				in += imageTokens(provider, p.Image.Width, p.Image.Height)
 			case p.ToolUse != nil:
 				in += tokens.Text(p.ToolUse.Name) + tokens.Text(string(p.ToolUse.Args))
 			case p.ToolResult != nil:
@@ -51,4 +48,31 @@ func Estimate(provider string, req Request, reply Reply) TokenUsage {
 		out += tokens.Text(tc.Name) + tokens.Text(string(tc.Args)) + perMessageTokens
 	}
 	return TokenUsage{Input: int64(in + perMessageTokens), Output: int64(out)}
+}
+
+// imageTokens is what a w×h image costs on provider (Anthropic's rule, or
+// OpenAI's tiles for anything else).
+func imageTokens(provider string, w, h int) int {
+	if provider == "anthropic" {
+		return tokens.AnthropicImage(w, h)
+	}
+	return tokens.OpenAIImage(w, h, "auto")
+}
+
+// ScreenshotTokens is what the screenshot of a w×h screen adds to a
+// request on provider when the planner sends it with the long side at
+// edge (0: DefaultImageEdge), the way screenshot fits it: for a count of a
+// turn whose image was not rendered (phonebench's reference policy).
+func ScreenshotTokens(provider string, w, h, edge int) int64 {
+	iw, ih := ScreenshotSize(w, h, edge)
+	return int64(imageTokens(provider, iw, ih))
+}
+
+// ScreenshotSize is the size the planner sends the screenshot of a w×h
+// screen at with the long side at edge (0: DefaultImageEdge).
+func ScreenshotSize(w, h, edge int) (int, int) {
+	if edge <= 0 {
+		edge = DefaultImageEdge
+	}
+	return shot.Size(w, h, min(edge, MaxImageEdge), MaxImagePixels)
 }
