@@ -1,8 +1,11 @@
 // Package apps is the one table of app identity: the names people call an
-// app (English and Chinese) and its Android package(s). The rule Planner
-// reads goals with it, the Executor's "app in front" check and the
-// launch_app tool judge the foreground with it, and the adb driver resolves
-// launch names with it. It is a leaf: it imports no phonepilot package.
+// app (English and Chinese) and its Android package(s) (and iOS bundle
+// ids). The rule Planner reads goals with it, the Executor's "app in front"
+// check and the launch_app tool judge the foreground with it, and the
+// drivers resolve launch names with it. Beside it, platform.go holds the
+// platform facts (which packages are permission prompts, system dialogs,
+// the system UI, decorations, the launcher). It imports only
+// internal/editdist (the one edit distance, for Closest).
 package apps
 
 import (

@@ -1,5 +1,8 @@
 // Package device defines what phonepilot needs from a phone: observe the
-// Scene and act on it. Drivers (device/adb, device/sim) implement it.
+// Scene and act on it. Drivers (device/adb, device/sim, device/wda)
+// implement it; the optional capabilities some have (facts, stopping an
+// app, the simulator's state, a change counter, ...) are interfaces here,
+// found by type assertion.
 package device
 
 import (

@@ -1,7 +1,9 @@
 // Package perception turns what a device reports about its screen (a
-// uiautomator XML dump) into a scene.Scene, and waits for the screen to
-// settle. It never sees pixels: screenshots live in perception/frame, which
-// this package does not import.
+// uiautomator XML dump) into a scene.Scene, and types the dump's retryable
+// errors. Waiting for the screen to settle is the Executor's
+// (runtime/settle.go), which needs the step's expectation. It never sees
+// pixels: screenshots live in perception/frame, which this package does not
+// import.
 package perception
 
 import (

@@ -1,5 +1,5 @@
 // Package task is the one home of a task's life: every front end (the CLI's
-// run, the HTTP API and its page, later MCP and flows) submits, gets,
+// run, the HTTP API and its page, MCP, flows, the farm) submits, gets,
 // lists, cancels and watches tasks through a Service, and ../shared/design/
 // TASKS.md is the contract it keeps.
 //

@@ -1,5 +1,6 @@
-// Package tools is the capability tool contract (docs/tools.md): the eight
-// tools every planner acts through, one file per tool holding its whole
+// Package tools is the capability tool contract (docs/tools.md): the tools
+// every planner acts through, listed once in registry.go, one file per tool
+// holding its whole
 // definition (a *Tool: JSON Schema as sent to models, typed arguments, how
 // it runs on a device.Device, its intent line, the effect it expects and how
 // to tell it already happened), generic validation of a call's arguments

@@ -1,5 +1,6 @@
 // Package backend is the one table of device backends: which device names
-// each backend owns ("sim", "sim:NAME", "adb", "adb:SERIAL"), how a name is
+// each backend owns ("sim", "sim:NAME", "adb", "adb:SERIAL",
+// "wda:http://HOST:PORT", "ios:UDID"), how a name is
 // checked, how a device is opened (with its camera and its close), how the
 // attached devices are listed with their labels, and what a task's snapshot
 // records of the backend's settings. The commands, the server, the farm

@@ -2,7 +2,7 @@
 // two parts. Contract (contract.go) is what every driver passes on any
 // phone, with the skips its backend declares: the in-process simulator,
 // the adb driver talking to the simulator through Debian's real adb server,
-// a real phone (one command, docs/devices.md), and any new backend.
+// a real phone (one command, README.md "A real phone"), and any new backend.
 // SimulatorContent is the simulator's own content checks (Taobao's search,
 // the launcher's icons, Settings' rows), run by every driver that drives
 // the simulator: it assumes the phone behind the driver is a fresh

@@ -1,5 +1,6 @@
 // Package frame holds screenshot bytes. It is the only place pixels live:
-// only device drivers (which make frames), the screenshot fitting of
+// only device drivers (which make frames), the backend table that hands out
+// a driver's camera (device/backend), the screenshot fitting of
 // perception/shot, plan/ai and its providers (which send them to a model),
 // mcpserver and cmd may import it. The architecture test enforces this (the
 // Perception Boundary).
