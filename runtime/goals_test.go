@@ -233,6 +233,7 @@ func TestEverydayGoalsEndDoneOrRefused(t *testing.T) {
 					if res.Status != lifecycle.Failed || res.Cause != lifecycle.CauseGoalNotUnderstood || len(res.Steps) != 0 || len(st.Recents) != 0 {
 						t.Fatalf("%s/%s after %d steps (%s); want REFUSED with 0 steps", res.Status, res.Cause, len(res.Steps), res.Reason)
 					}
+					t.Logf("VERDICT REFUSED, 0 steps: %s", res.Reason)
 					for _, w := range c.refuse {
 						// "en|zh": the word as each goal says it.
 						if en, zh, ok := strings.Cut(w, "|"); ok {
@@ -246,6 +247,7 @@ func TestEverydayGoalsEndDoneOrRefused(t *testing.T) {
 					if res.Status != lifecycle.Failed || len(res.Steps) != 1 || res.Steps[0].Call.Name != tools.LaunchApp || len(st.Recents) != 0 {
 						t.Fatalf("%s/%s after %d steps (%s); want the phone's refusal of the launch, nothing touched", res.Status, res.Cause, len(res.Steps), res.Reason)
 					}
+					t.Logf("VERDICT THE PHONE REFUSED (1 launch, nothing touched): %s", res.Reason)
 				default:
 					if res.Status != lifecycle.Completed {
 						t.Fatalf("%s/%s (%s); want DONE", res.Status, res.Cause, res.Reason)
@@ -256,6 +258,7 @@ func TestEverydayGoalsEndDoneOrRefused(t *testing.T) {
 					if !strings.Contains(res.Reason, "the screen shows") {
 						t.Errorf("reason %q does not say what the screen shows", res.Reason)
 					}
+					t.Logf("VERDICT DONE in %d steps, checked on the simulator's state: %s", len(res.Steps), res.Reason)
 				}
 			})
 		}
