@@ -93,12 +93,7 @@ func (d *droppedTaps) Tap(ctx context.Context, x, y int) error {
 // product page.
 func onProductPage(t *testing.T, seed int64) (*sim.Phone, *sim.Device, *clock.Fake) {
 	t.Helper()
-	clk := clock.NewFake(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
-	p, err := sim.New(sim.Config{Clock: clk, Profile: "slow", Seed: seed, Observer: sim.ObserverUIAutomator})
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := p.Device()
+	p, d, clk := slowPhone(t, seed, sim.ObserverUIAutomator)
 	ctx := context.Background()
 	step := func(id string) {
 		for i := 0; i < 20; i++ {
@@ -300,13 +295,7 @@ func TestSettleOnTheCounterAfterAGestureThatMovedNothing(t *testing.T) {
 		moved bool
 	}{{"up", false}, {"down", true}} {
 		for seed := int64(1); seed <= 3; seed++ {
-			clk := clock.NewFake(time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC))
-			// slow: no dropped input, no popups.
-			p, err := sim.New(sim.Config{Clock: clk, Profile: "slow", Seed: seed, Observer: sim.ObserverHelper})
-			if err != nil {
-				t.Fatal(err)
-			}
-			d := p.Device()
+			_, d, clk := slowPhone(t, seed, sim.ObserverHelper)
 			ctx := context.Background()
 			if err := d.LaunchApp(ctx, "Settings"); err != nil {
 				t.Fatal(err)
@@ -342,4 +331,16 @@ func TestSettleOnTheCounterAfterAGestureThatMovedNothing(t *testing.T) {
 			}
 		}
 	}
+}
+
+// slowPhone is a simulated phone under the slow profile (no dropped input,
+// no popups) on path o, with its fake clock.
+func slowPhone(t *testing.T, seed int64, o sim.Observer) (*sim.Phone, *sim.Device, *clock.Fake) {
+	t.Helper()
+	clk := clock.NewFake(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
+	p, err := sim.New(sim.Config{Clock: clk, Profile: "slow", Seed: seed, Observer: o})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, p.Device(), clk
 }
