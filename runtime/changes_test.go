@@ -52,7 +52,7 @@ func TestPressJudgedByTheToastQueue(t *testing.T) {
 	for seed := int64(1); seed <= 8; seed++ {
 		for _, drop := range []int{0, 1} {
 			p, d, clk := onProductPage(t, seed)
-			res, qty := addToCart(t, p, clk, &droppedTaps{Device: d, drop: drop})
+			res, qty := addToCart(t, p, clk, &dropTaps{Device: d, drop: drop})
 			if len(qty) != 1 || qty[0] != 1 {
 				t.Errorf("seed %d, %d taps lost: cart %v after Add to cart (%s: %s); want the product once", seed, drop, qty, res.Status, res.Reason)
 			}
@@ -73,21 +73,6 @@ func TestPressJudgedByTheToastQueue(t *testing.T) {
 	}
 }
 
-// droppedTaps loses the first drop taps and keeps the simulator's other
-// abilities (the toast queue).
-type droppedTaps struct {
-	*sim.Device
-	drop int
-}
-
-func (d *droppedTaps) Tap(ctx context.Context, x, y int) error {
-	if d.drop > 0 {
-		d.drop--
-		return ctx.Err()
-	}
-	return d.Device.Tap(ctx, x, y)
-}
-
 // onProductPage brings a simulated phone on the uiautomator path (0.9–3.2
 // s dumps) under the slow profile (no dropped taps, no popups) to a Kindle's
 // product page.
@@ -95,29 +80,34 @@ func onProductPage(t *testing.T, seed int64) (*sim.Phone, *sim.Device, *clock.Fa
 	t.Helper()
 	p, d, clk := slowPhone(t, seed, sim.ObserverUIAutomator)
 	ctx := context.Background()
-	step := func(id string) {
-		for i := 0; i < 20; i++ {
-			clk.Advance(3 * time.Second)
-			sc, err := d.Scene(ctx)
-			if err != nil {
-				continue
-			}
-			if el, ok := sc.Resolve(scene.Selector{Field: scene.FieldID, Value: "com.taobao.taobao:id/" + id}); ok {
-				x, y := el.Bounds.Center()
-				d.Tap(ctx, x, y)
-				return
-			}
-		}
-		t.Fatalf("seed %d: no %s", seed, id)
-	}
 	d.LaunchApp(ctx, "Taobao")
-	step("poplayer_close")
-	step("home_searchbar")
+	tapWhenShown(t, clk, d, "poplayer_close")
+	tapWhenShown(t, clk, d, "home_searchbar")
 	d.TypeText(ctx, "Kindle")
-	step("search_button")
-	step("search_item")
+	tapWhenShown(t, clk, d, "search_button")
+	tapWhenShown(t, clk, d, "search_item")
 	clk.Advance(3 * time.Second)
 	return p, d, clk
+}
+
+// tapWhenShown taps Taobao's element with resource id id once a read
+// shows it, reading every 3 s.
+func tapWhenShown(t *testing.T, clk *clock.Fake, d *sim.Device, id string) {
+	t.Helper()
+	ctx := context.Background()
+	for i := 0; i < 20; i++ {
+		clk.Advance(3 * time.Second)
+		sc, err := d.Scene(ctx)
+		if err != nil {
+			continue
+		}
+		if el, ok := sc.Resolve(scene.Selector{Field: scene.FieldID, Value: "com.taobao.taobao:id/" + id}); ok {
+			x, y := el.Bounds.Center()
+			d.Tap(ctx, x, y)
+			return
+		}
+	}
+	t.Fatalf("no %s", id)
 }
 
 // addToCart runs the task "add it to the cart" (one planned press on Add
@@ -211,21 +201,7 @@ func TestSettleOnTheCounterTakesTheNewScreenAsItComes(t *testing.T) {
 			}
 			d := p.Device()
 			ctx := context.Background()
-			tap := func(id string) {
-				for i := 0; i < 20; i++ {
-					clk.Advance(3 * time.Second)
-					sc, err := d.Scene(ctx)
-					if err != nil {
-						continue
-					}
-					if el, ok := sc.Resolve(scene.Selector{Field: scene.FieldID, Value: "com.taobao.taobao:id/" + id}); ok {
-						x, y := el.Bounds.Center()
-						d.Tap(ctx, x, y)
-						return
-					}
-				}
-				t.Fatalf("seed %d: no %s", seed, id)
-			}
+			tap := func(id string) { tapWhenShown(t, clk, d, id) }
 			d.LaunchApp(ctx, "Taobao")
 			tap("poplayer_close")
 			if target == "search_item" {

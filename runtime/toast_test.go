@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"phonepilot/device"
 	"phonepilot/device/sim"
 	"phonepilot/internal/clock"
 	"phonepilot/internal/testlog"
@@ -30,9 +29,10 @@ func (p tapOnce) Plan(ctx context.Context, in plan.Input) (plan.Decision, error)
 }
 
 // dropTaps loses the first drop taps sent through it (a tap the phone
-// never registered).
+// never registered), keeping the simulator's other abilities (the toast
+// queue).
 type dropTaps struct {
-	device.Device
+	*sim.Device
 	drop int
 }
 
@@ -94,7 +94,7 @@ func pressUnderToast(t *testing.T, later time.Duration, drop int) {
 	tapID("com.taobao.taobao:id/search_item")
 	tapID("com.taobao.taobao:id/add_cart") // the first add: its toast shows for 2 s
 	clk.Advance(later)
-	r, err := New(Defaults(), &dropTaps{d, drop}, tapOnce{"com.taobao.taobao:id/add_cart"}, Options{Clock: clk, Logger: testlog.New(t)})
+	r, err := New(Defaults(), &dropTaps{Device: d, drop: drop}, tapOnce{"com.taobao.taobao:id/add_cart"}, Options{Clock: clk, Logger: testlog.New(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
