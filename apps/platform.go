@@ -29,8 +29,12 @@ var (
 	// plugins), keyboards (inputmethod, .ime), Samsung's edge panel.
 	decorationParts    = []string{"systemui", "inputmethod"}
 	decorationPackages = []string{"", "gesture", SystemServer, "com.samsung.android.app.cocktailbarservice"}
-	// launcherPart names the home screen's package on every vendor.
-	launcherPart = "launcher"
+	// launcherPart names the home screen's package on every Android vendor;
+	// launcherPackages are the home screens it does not name: an iPhone's
+	// is SpringBoard (which also owns system alerts; WDA's activeAppInfo
+	// names it only when the home screen is in front).
+	launcherPart     = "launcher"
+	launcherPackages = []string{"com.apple.springboard"}
 )
 
 // PermissionPrompt reports a package that shows runtime-permission prompts.
@@ -60,7 +64,10 @@ func Decoration(pkg string) bool {
 }
 
 // Launcher reports the home screen's package: where the home key leads.
-func Launcher(pkg string) bool { return strings.Contains(strings.ToLower(pkg), launcherPart) }
+func Launcher(pkg string) bool {
+	p := strings.ToLower(pkg)
+	return strings.Contains(p, launcherPart) || slices.Contains(launcherPackages, p)
+}
 
 // NotAnApp reports a package that is the phone rather than an app a user
 // opened: the launcher and the screen's decorations. Stopping it would stop

@@ -23,6 +23,8 @@ func TestPlatformFacts(t *testing.T) {
 		"":                                      {decoration: true, notAnApp: true},
 		"com.google.android.apps.nexuslauncher": {launcher: true, notAnApp: true},
 		"com.sec.android.app.launcher":          {launcher: true, notAnApp: true},
+		"com.apple.springboard":                 {launcher: true, notAnApp: true}, // an iPhone's home screen
+		"com.apple.Preferences":                 {},
 		"com.android.settings":                  {},
 		"com.taobao.taobao":                     {},
 		"com.google.android.gm":                 {},

@@ -81,3 +81,18 @@ func TestBackOnAnIPhone(t *testing.T) {
 		t.Errorf("went back with press_key on an iPhone:\n%s", out)
 	}
 }
+
+// "go home" on an iPhone ends on SpringBoard, its home screen: the rule
+// planner's check knows it as the home screen (it did not: the task failed
+// "the home screen is not in front (com.apple.springboard is)").
+func TestHomeOnAnIPhone(t *testing.T) {
+	t.Setenv("PHONEPILOT_CONFIG", "")
+	name, p := wdaPhone(t, "en")
+	code, out, stderr := capture(t, context.Background(), "run", "--no-record", "--device", name, "open Settings, then go home")
+	if code != 0 || !strings.Contains(out, "the home screen (com.apple.springboard)") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	if fg := simState(t, p)["foreground"]; fg == "com.android.settings" {
+		t.Errorf("Settings still in front after going home")
+	}
+}
