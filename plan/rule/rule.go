@@ -481,8 +481,13 @@ func (w *work) failedHereTimes(t plan.Tag) int {
 
 // interrupted reports a step that ended with a system dialog in front (a
 // permission prompt, App isn't responding, a system update) that it did
-// not start on.
+// not start on, or that the runtime found interrupted (EffectInterrupted:
+// an app's own ad layer came over the pressed element, and the press may
+// never have reached it).
 func (w *work) interrupted(r plan.StepRecord) bool {
+	if r.Effect == plan.EffectInterrupted {
+		return true
+	}
 	pkg := func(fp string) string {
 		for _, sc := range w.scenes {
 			if sc.Fingerprint == fp {

@@ -192,3 +192,32 @@ func TestUnseenPressMadeAgainWhenTheNextActionFindsNothing(t *testing.T) {
 		t.Errorf("steps %q, finish %+v; want Add alarm pressed again", stepIntents(d), d.Finish)
 	}
 }
+
+// A tap the runtime found interrupted by an app's own ad layer
+// (EffectInterrupted: the ad came over the pressed element and nothing
+// else changed) is made again once the ad is closed, on the same screen:
+// the rule planner gave up there as if the button had refused it
+// (phonebench taobao.cart.add_two, flaky seed 2, once the runtime read the
+// toast queue and so no longer took the press for done). A tap that failed
+// on this screen without an interruption is not made again.
+func TestTapInterruptedByAnAppsAdIsMadeAgain(t *testing.T) {
+	detail := mkScene(tb,
+		node{class: "android.widget.TextView", text: "Kindle Flagship With Warranty", l: 40, t: 900, r: 1040, b: 1000},
+		node{class: "android.widget.Button", text: "Add to cart", click: true, l: 380, t: 2200, r: 700, b: 2350})
+	hist := func(e plan.Effect) []plan.StepRecord {
+		return []plan.StepRecord{launched("Taobao"),
+			{Number: 2, Intent: `tap "Add to cart"`, Tag: plan.Tag{Kind: tagTap, Action: 1}, Call: tools.NewCall(tools.Tap, map[string]int{"element": 2}),
+				Status: lifecycle.StepFailed, Before: detail.Fingerprint(), After: "the ad over it", Effect: e,
+				Reason: "FrameLayout poplayer_ad came up over the pressed element and nothing else changed"},
+			{Number: 3, Intent: "dismiss the popup (Close)", Tag: plan.Tag{Kind: tagDismiss, Action: 1}, Call: tools.NewCall(tools.Tap, map[string]int{"element": 9}),
+				Status: lifecycle.StepSucceeded, Before: "the ad over it", After: detail.Fingerprint(), Changed: true}}
+	}
+	d := planOf(t, "open Taobao and tap Add to cart", detail, hist(plan.EffectInterrupted)...)
+	if d.Finish != nil || len(d.Steps) == 0 || d.Steps[0].Intent != `tap "Add to cart"` {
+		t.Errorf("after the ad interrupted the tap and was closed: steps %q, finish %+v; want Add to cart tapped again", stepIntents(d), d.Finish)
+	}
+	d = planOf(t, "open Taobao and tap Add to cart", detail, hist(plan.EffectSeen)...)
+	if d.Finish == nil || d.Finish.Success {
+		t.Errorf("after the tap failed on this screen, not interrupted: steps %q, finish %+v; want a failure, not the same tap again", stepIntents(d), d.Finish)
+	}
+}
