@@ -41,10 +41,9 @@ var iosBackend = &Backend{
 	Open: func(ctx context.Context, name, udid string, _ Options) (*Opened, error) {
 		d, closeFn, err := openIOS(ctx, udid)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
+			return nil, err // the caller names the device
 		}
-		od := opened(name, "ios", d, closeFn)
-		return od, nil
+		return opened(name, "ios", d, closeFn), nil
 	},
 	List: func(ctx context.Context, _ Options) ([]Listed, error) {
 		c, explicit, err := usbmuxClient()
