@@ -152,15 +152,11 @@ func TestSearchBarTriedAgainAfterAnInterruptedTap(t *testing.T) {
 // the runtime saw nothing of but the popup (EffectSeen) is made again
 // (issue 12: a lost tap on Cart under an ad).
 func TestPressAnsweredUnseenIsNotMadeAgainAfterAPopup(t *testing.T) {
-	detail := mkScene(tb,
-		node{class: "android.widget.TextView", text: "AirPods Flagship With Warranty", l: 40, t: 900, r: 1040, b: 1000},
-		node{class: "android.widget.Button", text: "Add to cart", click: true, l: 380, t: 2200, r: 700, b: 2350})
+	detail, cart := cartPressThenPopup("AirPods Flagship With Warranty", "Don’t allow")
 	hist := func(e plan.Effect) []plan.StepRecord {
-		return []plan.StepRecord{launched("Taobao"),
-			{Number: 2, Intent: `tap "Add to cart"`, Tag: plan.Tag{Kind: tagTap, Action: 1}, Call: tools.NewCall(tools.Tap, map[string]int{"element": 2}),
-				Status: lifecycle.StepSucceeded, Before: detail.Fingerprint(), After: "a dialog over it", Changed: true, Effect: e},
-			{Number: 3, Intent: "dismiss the popup (Don’t allow)", Tag: plan.Tag{Kind: tagDismiss, Action: 1, Arg: "Don’t allow"}, Call: tools.NewCall(tools.Tap, map[string]int{"element": 9}),
-				Status: lifecycle.StepSucceeded, Before: "a dialog over it", After: detail.Fingerprint(), Changed: true}}
+		h := cart(lifecycle.StepSucceeded, e)
+		h[1].Changed = true
+		return h
 	}
 	for _, e := range []plan.Effect{plan.EffectUnseen, plan.EffectToast} {
 		d := planOf(t, "open Taobao and tap Add to cart", detail, hist(e)...)
@@ -201,16 +197,11 @@ func TestUnseenPressMadeAgainWhenTheNextActionFindsNothing(t *testing.T) {
 // toast queue and so no longer took the press for done). A tap that failed
 // on this screen without an interruption is not made again.
 func TestTapInterruptedByAnAppsAdIsMadeAgain(t *testing.T) {
-	detail := mkScene(tb,
-		node{class: "android.widget.TextView", text: "Kindle Flagship With Warranty", l: 40, t: 900, r: 1040, b: 1000},
-		node{class: "android.widget.Button", text: "Add to cart", click: true, l: 380, t: 2200, r: 700, b: 2350})
+	detail, cart := cartPressThenPopup("Kindle Flagship With Warranty", "Close")
 	hist := func(e plan.Effect) []plan.StepRecord {
-		return []plan.StepRecord{launched("Taobao"),
-			{Number: 2, Intent: `tap "Add to cart"`, Tag: plan.Tag{Kind: tagTap, Action: 1}, Call: tools.NewCall(tools.Tap, map[string]int{"element": 2}),
-				Status: lifecycle.StepFailed, Before: detail.Fingerprint(), After: "the ad over it", Effect: e,
-				Reason: "FrameLayout poplayer_ad came up over the pressed element and nothing else changed"},
-			{Number: 3, Intent: "dismiss the popup (Close)", Tag: plan.Tag{Kind: tagDismiss, Action: 1}, Call: tools.NewCall(tools.Tap, map[string]int{"element": 9}),
-				Status: lifecycle.StepSucceeded, Before: "the ad over it", After: detail.Fingerprint(), Changed: true}}
+		h := cart(lifecycle.StepFailed, e)
+		h[1].Reason = "FrameLayout poplayer_ad came up over the pressed element and nothing else changed"
+		return h
 	}
 	d := planOf(t, "open Taobao and tap Add to cart", detail, hist(plan.EffectInterrupted)...)
 	if d.Finish != nil || len(d.Steps) == 0 || d.Steps[0].Intent != `tap "Add to cart"` {
@@ -219,5 +210,21 @@ func TestTapInterruptedByAnAppsAdIsMadeAgain(t *testing.T) {
 	d = planOf(t, "open Taobao and tap Add to cart", detail, hist(plan.EffectSeen)...)
 	if d.Finish == nil || d.Finish.Success {
 		t.Errorf("after the tap failed on this screen, not interrupted: steps %q, finish %+v; want a failure, not the same tap again", stepIntents(d), d.Finish)
+	}
+}
+
+// cartPressThenPopup is a product page with Add to cart, and the history
+// of a press on it (ending with status and effect) that a popup came over,
+// closed with its button close.
+func cartPressThenPopup(title, close string) (*scene.Scene, func(lifecycle.StepStatus, plan.Effect) []plan.StepRecord) {
+	detail := mkScene(tb,
+		node{class: "android.widget.TextView", text: title, l: 40, t: 900, r: 1040, b: 1000},
+		node{class: "android.widget.Button", text: "Add to cart", click: true, l: 380, t: 2200, r: 700, b: 2350})
+	return detail, func(st lifecycle.StepStatus, e plan.Effect) []plan.StepRecord {
+		return []plan.StepRecord{launched("Taobao"),
+			{Number: 2, Intent: `tap "Add to cart"`, Tag: plan.Tag{Kind: tagTap, Action: 1}, Call: tools.NewCall(tools.Tap, map[string]int{"element": 2}),
+				Status: st, Before: detail.Fingerprint(), After: "a popup over it", Effect: e},
+			{Number: 3, Intent: "dismiss the popup (" + close + ")", Tag: plan.Tag{Kind: tagDismiss, Action: 1, Arg: close}, Call: tools.NewCall(tools.Tap, map[string]int{"element": 9}),
+				Status: lifecycle.StepSucceeded, Before: "a popup over it", After: detail.Fingerprint(), Changed: true}}
 	}
 }
