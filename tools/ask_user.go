@@ -18,7 +18,7 @@ type AskUserArgs struct {
 // terminal or a phone.
 const maxQuestion = 500
 
-var askUserTool = &Tool{
+var askUserTool = register(&Tool{
 	name:        AskUser,
 	description: "Hand the phone to a person and wait for their answer: for a login, a captcha or a verification code only they can pass, a choice only they can make, or information the goal does not give. The task waits until a person answers; the next screen you see is the phone after they acted, and their answer is given to you as text. Ask one short, clear question.",
 	schemaText: `{
@@ -46,7 +46,7 @@ var askUserTool = &Tool{
 	ask:        questionOf,
 	tookEffect: func(Call, Outcome) bool { return false },
 	passive:    true,
-}
+})
 
 func questionOf(c Call) (string, error) {
 	a, err := ArgsOf[AskUserArgs](c)

@@ -20,7 +20,7 @@ type Finish struct {
 	Reason  string
 }
 
-var finishTaskTool = &Tool{
+var finishTaskTool = register(&Tool{
 	name:        FinishTask,
 	description: "End the task. This is the only way to finish: call it with success=true once the goal is visibly achieved on the screen, or success=false with the reason when the goal cannot be achieved. Replying without a tool call does not end the task.",
 	schemaText: `{
@@ -53,7 +53,7 @@ var finishTaskTool = &Tool{
 	},
 	finish:  finishOf,
 	passive: true,
-}
+})
 
 func finishOf(c Call) (Finish, error) {
 	a, err := ArgsOf[FinishTaskArgs](c)

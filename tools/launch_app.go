@@ -19,7 +19,7 @@ type LaunchAppArgs struct {
 	Stop bool `json:"stop,omitempty"`
 }
 
-var launchAppTool = &Tool{
+var launchAppTool = register(&Tool{
 	name:        LaunchApp,
 	description: "Start an app, or bring it to the front, by the name a user knows it by (\"Taobao\", \"淘宝\", \"Settings\", \"设置\") or by its package name (\"com.taobao.taobao\").",
 	schemaText: `{
@@ -72,4 +72,4 @@ var launchAppTool = &Tool{
 		}
 		return apps.InFront(o.After.Package, args[LaunchAppArgs](c).App) || o.After.Package != o.Before.Package
 	},
-}
+})

@@ -18,7 +18,7 @@ type LongPressArgs struct {
 	Element Index `json:"element"`
 }
 
-var longPressTool = &Tool{
+var longPressTool = register(&Tool{
 	name:        LongPress,
 	description: "Press and hold an element of the current screen for about 800 ms (opens context menus, starts selection). `element` is the [N] index shown in the CURRENT screen listing.",
 	schemaText:  elementOnlySchema,
@@ -37,4 +37,4 @@ var longPressTool = &Tool{
 	intent: func(c Call, target string) string { return "long-press " + target },
 	act:    func(Call) Act { return Act{Kind: ActTouch} },
 	effect: func(Call) Effect { return Effect{Kind: EffectChange} },
-}
+})

@@ -63,7 +63,7 @@ func pressKeySpec(keys []device.Key) Spec {
 
 var pressKeyDescription, pressKeySchema = pressKeyText(device.Keys)
 
-var pressKeyTool = &Tool{
+var pressKeyTool = register(&Tool{
 	name:        PressKey,
 	description: pressKeyDescription,
 	schemaText:  pressKeySchema,
@@ -93,7 +93,7 @@ var pressKeyTool = &Tool{
 		return false, "the screen did not change"
 	},
 	tookEffect: func(c Call, o Outcome) bool { return o.Changed || homeReached(c, o) },
-}
+})
 
 // homeReached: the call is the home key and the launcher is in front.
 func homeReached(c Call, o Outcome) bool {

@@ -31,7 +31,7 @@ type ScrollArgs struct {
 	Element   *Index `json:"element,omitempty"`
 }
 
-var scrollTool = &Tool{
+var scrollTool = register(&Tool{
 	name:        Scroll,
 	description: "Scroll the screen, or one scrollable element, so that content further in `direction` comes into view: `down` shows what is below, `up` what is above. Use it to find something that is not in the current listing.",
 	schemaText: `{
@@ -81,7 +81,7 @@ var scrollTool = &Tool{
 	},
 	// A scroll expects nothing by itself: the list may be at its end
 	// already, and the next Scene shows what came into view.
-}
+})
 
 // screenArea is the whole screen, from the Scene's size or, when the driver
 // did not report one, from the elements' extent.

@@ -1,9 +1,8 @@
 // Package tools is the capability tool contract (docs/tools.md): the tools
-// every planner acts through, listed once in registry.go, one file per tool
-// holding its whole
-// definition (a *Tool: JSON Schema as sent to models, typed arguments, how
-// it runs on a device.Device, its intent line, the effect it expects and how
-// to tell it already happened), generic validation of a call's arguments
+// every planner acts through, one file per tool holding its whole
+// definition and registering it (a *Tool: JSON Schema as sent to models,
+// typed arguments, how it runs on a device.Device, its intent line, the
+// effect it expects and how to tell it already happened), generic validation of a call's arguments
 // against the schemas, and Run, which performs a validated call. An
 // "element" argument is always the index of an element in the Scene given
 // to the call; it is resolved to that element's bounds there, never guessed.

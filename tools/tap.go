@@ -13,7 +13,7 @@ type TapArgs struct {
 	Element Index `json:"element"`
 }
 
-var tapTool = &Tool{
+var tapTool = register(&Tool{
 	name:        Tap,
 	description: "Tap an element of the current screen. `element` is the [N] index shown in the CURRENT screen listing.",
 	schemaText:  elementOnlySchema,
@@ -32,4 +32,4 @@ var tapTool = &Tool{
 	press:  true,
 	act:    func(Call) Act { return Act{Kind: ActTouch} },
 	effect: func(Call) Effect { return Effect{Kind: EffectChange} },
-}
+})

@@ -21,7 +21,7 @@ type TypeTextArgs struct {
 	Submit  bool   `json:"submit,omitempty"`
 }
 
-var typeTextTool = &Tool{
+var typeTextTool = register(&Tool{
 	name:        TypeText,
 	description: "Type text into a text field, replacing what the field holds. If `element` is given, that field is tapped first to focus it; otherwise the text goes to the field that has focus now. Any Unicode is fine (Chinese, emoji). Set `submit` to press Enter afterwards (for example to run a search).",
 	schemaText: `{
@@ -116,7 +116,7 @@ var typeTextTool = &Tool{
 		}
 		return NewCall(PressKey, PressKeyArgs{Key: string(device.KeyEnter)}), "text already typed", true
 	},
-}
+})
 
 // submits reports a type_text call that presses Enter afterwards. It
 // decodes that one argument only: settling asks on every read.

@@ -18,7 +18,7 @@ type WaitArgs struct {
 	Seconds float64 `json:"seconds"`
 }
 
-var waitTool = &Tool{
+var waitTool = register(&Tool{
 	name:        Wait,
 	description: "Wait for the screen to finish changing (loading, an animation) before looking again. Between 0.1 and 10 seconds.",
 	schemaText: `{
@@ -48,4 +48,4 @@ var waitTool = &Tool{
 	// Waiting never took effect already: another wait is always a wait.
 	tookEffect: func(Call, Outcome) bool { return false },
 	passive:    true,
-}
+})
