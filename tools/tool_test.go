@@ -40,9 +40,8 @@ func tool(t *testing.T, name string) *Tool {
 }
 
 // toolsMDOrder is the order of the tools the design's TOOLS.md defines.
-// The registry keeps them in this order (a tool added later may sit
-// anywhere between them); every other list of tools a test needs is taken
-// from the registry.
+// The registry keeps them in this order, any other tool after them; every
+// other list of tools a test needs is taken from the registry.
 var toolsMDOrder = []string{Tap, LongPress, TypeText, Scroll, PressKey, LaunchApp, Wait, FinishTask, AskUser}
 
 // registered is the registry's tool names, in its order.
