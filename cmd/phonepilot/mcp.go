@@ -7,12 +7,14 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"phonepilot/api"
+	"phonepilot/device/backend"
 	"phonepilot/internal/clock"
 	"phonepilot/mcpserver"
 	"phonepilot/task"
@@ -36,11 +38,12 @@ func newMCPCmd() *cobra.Command {
 		Long: `Serve phonepilot over the Model Context Protocol: on stdin/stdout (the
 default, as MCP clients launch it) or as streamable HTTP at /mcp (--http).
 
-Tools: list_devices, observe (the screen listing, optionally a screenshot),
-tap, long_press, type_text, scroll, press_key, launch_app, wait (each waits
-for the screen to settle and answers what changed, with the new listing),
-and run_task, get_task, cancel_task (phonepilot's own loop toward a goal),
-run_flow (a flow file replayed as a task, no model).
+Tools: ` + strings.Join(mcpserver.ToolNames(), ", ") + `.
+They look at the phones and the screen (the listing, optionally a
+screenshot), act through phonepilot's tool contract (each action waits for
+the screen to settle and answers what changed, with the new listing), and
+hand a goal to phonepilot's own loop or replay a flow file as a task (no
+model).
 
 A device is leased to one MCP session while it uses it; others get "busy".
 The safety gate stops purchases, messages, deletions…: the client's user is
@@ -57,7 +60,7 @@ PHONEPILOT_TOKEN), as for serve. In stdio mode logs go to stderr only.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runMCP(cmd, o, nil) },
 	}
 	f := cmd.Flags()
-	f.String("device", "sim", "device of calls that name none: sim, sim:NAME, adb or adb:SERIAL")
+	f.String("device", "sim", "device of calls that name none: "+backend.Names(nil))
 	f.StringVar(&o.http, "http", "", "serve streamable HTTP at this address (path /mcp, and the API and web page at /) instead of stdio")
 	f.StringVar(&o.apiAddr, "api", "", "in stdio mode, also serve the API and web page here, where a person approves waiting tasks")
 	f.String("token", "", "bearer token HTTP clients must send, at least 16 characters (required beyond loopback); env PHONEPILOT_TOKEN")
