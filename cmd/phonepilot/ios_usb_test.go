@@ -28,7 +28,8 @@ func usbIPhone(t *testing.T, args ...string) (udid, control string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "usbmuxd")
 	ctx, cancel := context.WithCancel(context.Background())
-	out := &lineWatcher{re: regexp.MustCompile(`iPhone \(USB\): +(\S+) on usbmuxd`), found: make(chan string, 1)}
+	// The control line comes after the iPhone's: wait for both.
+	out := &lineWatcher{re: regexp.MustCompile(`(?s)iPhone \(USB\): +(\S+) on usbmuxd.*curl http://\S+/state`), found: make(chan string, 1)}
 	root := newRootCmd()
 	root.SetArgs(append([]string{"sim", "--usbmuxd", path, "--control", "127.0.0.1:0"}, args...))
 	root.SetOut(out)
