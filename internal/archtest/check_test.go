@@ -28,11 +28,13 @@ type listedPackage struct {
 	CgoFiles     []string
 	TestGoFiles  []string
 	XTestGoFiles []string
-	Imports      []string
-	TestImports  []string
-	XTestImports []string
-	Error        *packageError
-	DepsErrors   []*packageError
+	// IgnoredGoFiles are the files the build leaves out on this platform.
+	IgnoredGoFiles []string
+	Imports        []string
+	TestImports    []string
+	XTestImports   []string
+	Error          *packageError
+	DepsErrors     []*packageError
 }
 
 type packageError struct {
@@ -114,6 +116,13 @@ func (c checker) check(pkgs []listedPackage) (vs []violation, seen []string) {
 			}
 			seenErr[e.Err] = true
 			vs = append(vs, violation{where, fmt.Sprintf("go list reports an error for %s: %s", p.ImportPath, strings.TrimSpace(e.Err))})
+		}
+
+		for _, f := range p.IgnoredGoFiles {
+			// A name ending in _ios, _windows, _arm… (or a build
+			// constraint) leaves the file out on the platform CI runs:
+			// its tests never run and nothing says so.
+			vs = append(vs, violation{where + "/" + f, "never compiled here (its name ends in a GOOS or GOARCH, or a build constraint leaves it out), so its code and tests never run: rename it"})
 		}
 
 		rules, known := lookup(rel)
