@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -61,8 +62,13 @@ running for the next command (stop it with "adb kill-server").`,
 				rows, err = listDevices(cmd.Context(), backend.Options{ADBServer: server})
 				return err
 			})
-			if err != nil {
+			if err != nil && len(rows) == 0 {
 				return exitWith(1, fmt.Errorf("devices: %w", err))
+			}
+			if err != nil {
+				// iPhones on usbmuxd are listed though no adb server
+				// answers: the table says what one backend could not.
+				fmt.Fprintf(cmd.ErrOrStderr(), "devices: %v\n", err)
 			}
 			out := cmd.OutOrStdout()
 			if asJSON {
@@ -81,20 +87,24 @@ running for the next command (stop it with "adb kill-server").`,
 
 // listDevices lists the devices of every backend of the table that can
 // list its own (backend.Backend.List) and reads each ready one's labels,
-// all at once so one slow phone does not hold up the rest.
+// all at once so one slow phone does not hold up the rest. A backend that
+// cannot list (no adb server) does not hide the others' phones: its error
+// comes back beside their rows.
 func listDevices(ctx context.Context, o backend.Options) ([]deviceRow, error) {
 	lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	var rows []deviceRow
 	var from []*backend.Backend
 	var listed []backend.Listed
+	var errs []error
 	for _, b := range backend.Table {
 		if b.List == nil {
 			continue
 		}
 		list, err := b.List(lctx, o)
 		if err != nil {
-			return nil, err
+			errs = append(errs, err)
+			continue
 		}
 		for _, l := range list {
 			rows = append(rows, deviceRow{Name: l.Name, Kind: l.Kind, State: l.State, Model: l.Model})
@@ -114,7 +124,7 @@ func listDevices(ctx context.Context, o backend.Options) ([]deviceRow, error) {
 		})
 	}
 	wg.Wait()
-	return rows, nil
+	return rows, errors.Join(errs...)
 }
 
 func writeDeviceTable(out, errOut io.Writer, rows []deviceRow) error {

@@ -133,6 +133,26 @@ func TestDevicesListsIPhonesOnUSB(t *testing.T) {
 	}
 }
 
+// With no adb server to ask, `phonepilot devices` still lists the iPhone on
+// usbmuxd, and says on stderr what adb could not answer.
+func TestDevicesListsIPhonesWithoutAnADBServer(t *testing.T) {
+	udid, _ := usbIPhone(t)
+	out, errOut, err := runCLI(t, "devices", "--json", "--adb-server", "127.0.0.1:1")
+	if err != nil {
+		t.Fatalf("devices without an adb server: %v (stderr %q)", err, errOut)
+	}
+	var rows []deviceRow
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 || rows[0].Name != "ios:"+udid || rows[0].State != "device" {
+		t.Errorf("devices lists %+v, want ios:%s alone", rows, udid)
+	}
+	if !strings.Contains(errOut, "127.0.0.1:1") {
+		t.Errorf("stderr %q does not say the adb server at 127.0.0.1:1 did not answer", errOut)
+	}
+}
+
 // What `run --device ios:UDID` says when usbmuxd is not there, when no
 // iPhone has the UDID, and when the iPhone runs no WDA.
 func TestRunOnAnIPhoneOverUSBErrors(t *testing.T) {
