@@ -33,3 +33,36 @@ func TestIOSPermissionAlert(t *testing.T) {
 		t.Errorf("the app's own settings row: %s %s (%s), not a permission grant", d.Verdict, d.Category, d.Reason)
 	}
 }
+
+// On an iPhone's screens (XCUIElementType classes, WDA's name as id, a label
+// without text as the description) Buy now, Pay, Send, Delete and 删除 wait
+// for a person as on Android, and Cancel beside them does not.
+func TestIOSIrreversibleButtons(t *testing.T) {
+	for _, tc := range []struct {
+		pkg  string
+		el   n
+		want safety.Category
+	}{
+		{"com.taobao.taobao4iphone", n{class: "XCUIElementTypeButton", text: "Buy now", id: "buy_now", click: true}, safety.Payment},
+		{"com.taobao.taobao4iphone", n{class: "XCUIElementTypeButton", text: "Pay", click: true}, safety.Payment},
+		{"com.apple.MobileSMS", n{class: "XCUIElementTypeButton", desc: "Send", id: "sendButton", click: true}, safety.Send},
+		{"com.apple.MobileAddressBook", n{class: "XCUIElementTypeButton", text: "Delete", click: true}, safety.Delete},
+		{"com.apple.MobileAddressBook", n{class: "XCUIElementTypeButton", text: "删除", click: true}, safety.Delete},
+		{"com.apple.MobileAddressBook", n{class: "XCUIElementTypeButton", text: "Cancel", click: true}, ""},
+	} {
+		tc.el.b = box(6)
+		sc := build(tc.pkg, n{class: "XCUIElementTypeApplication", kids: []n{
+			{class: "XCUIElementTypeNavigationBar", text: "Details", b: box(1)},
+			tc.el,
+		}})
+		label := tc.el.text + tc.el.desc
+		el := find(sc, label)
+		d := check(t, safety.Input{Scene: sc, Call: tapOn(el), Element: el})
+		switch {
+		case tc.want == "" && d.Verdict != safety.Allow:
+			t.Errorf("%s in %s: %s %s (%s), want allowed", label, tc.pkg, d.Verdict, d.Category, d.Reason)
+		case tc.want != "" && (d.Verdict != safety.Confirm || d.Category != tc.want):
+			t.Errorf("%s in %s: %s %s (%s), want confirm %s", label, tc.pkg, d.Verdict, d.Category, d.Reason, tc.want)
+		}
+	}
+}
