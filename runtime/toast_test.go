@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"context"
-	"encoding/json"
 	"testing"
 	"time"
 
@@ -94,23 +93,10 @@ func pressUnderToast(t *testing.T, later time.Duration, drop int) {
 	tapID("com.taobao.taobao:id/search_item")
 	tapID("com.taobao.taobao:id/add_cart") // the first add: its toast shows for 2 s
 	clk.Advance(later)
-	r, err := New(Defaults(), &dropTaps{Device: d, drop: drop}, tapOnce{"com.taobao.taobao:id/add_cart"}, Options{Clock: clk, Logger: testlog.New(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res := r.Run(ctx, "add it to the cart again")
-	var st struct {
-		Taobao struct {
-			Cart []struct{ Qty int } `json:"cart"`
-		} `json:"taobao"`
-	}
-	raw, _ := p.State()
-	if err := json.Unmarshal(raw, &st); err != nil {
-		t.Fatal(err)
-	}
-	if len(st.Taobao.Cart) != 1 || st.Taobao.Cart[0].Qty != 2 {
-		t.Errorf("cart %+v after one more Add to cart (%s: %s, %d attempts); want the product twice",
-			st.Taobao.Cart, res.Status, res.Reason, len(res.Steps[0].Attempts))
+	res, qty := addToCart(t, p, clk, &dropTaps{Device: d, drop: drop})
+	if len(qty) != 1 || qty[0] != 2 {
+		t.Errorf("cart %v after one more Add to cart (%s: %s, %d attempts); want the product twice",
+			qty, res.Status, res.Reason, len(res.Steps[0].Attempts))
 	}
 }
 
