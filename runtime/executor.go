@@ -44,8 +44,6 @@ type executor struct {
 	// firstSeen is when the first read after the latest action saw the
 	// screen (zero until one did).
 	firstSeen time.Time
-	// landed is when the latest action's call returned.
-	landed time.Time
 	// acting is when the latest action began reaching the phone: a
 	// gesture's own effect (a scroll) can come before its call returns.
 	acting time.Time
@@ -250,7 +248,6 @@ func (e *executor) execute(ctx context.Context, number int, ps plan.PlannedStep,
 		}
 
 		actedAt := e.clock.Now()
-		e.landed = actedAt
 		// A press whose effect was there before it (home on the home
 		// screen) has nothing to wait for.
 		already := tool.Press() && tool.TookEffect(call, e.outcome(actScene, actScene))
@@ -261,7 +258,7 @@ func (e *executor) execute(ctx context.Context, number int, ps plan.PlannedStep,
 		after, err := e.settle(ctx, cur, func(sc *scene.Scene) bool {
 			met, _ := e.check(ps, call, base, sc)
 			return met || heard.answered()
-		}, already || heard.answered())
+		}, already || heard.answered(), actedAt)
 		if err != nil {
 			return e.abort(rec, start, actedOn, err)
 		}
@@ -383,13 +380,20 @@ func (e *executor) guardedRun(ctx context.Context, number int, tool *tools.Tool,
 		// The same element on a fresh read of the same screen.
 		r.scene = now
 	}
-	e.last = nil
-	e.acting = e.clock.Now()
-	r.res, r.err = tools.Run(ctx, e.dev, r.scene, call, tools.RunOptions{Clock: e.clock})
+	r.res, r.err = e.input(ctx, r.scene, call)
 	if r.err != nil && (ctx.Err() != nil || errors.Is(r.err, device.ErrDisconnected)) {
 		return r, r.err
 	}
 	return r, nil
+}
+
+// input runs call on sc through the tools, the one way an action reaches
+// the phone: the reads kept from before it are stale, and acting marks when
+// it began, from which the settle after it counts its effect.
+func (e *executor) input(ctx context.Context, sc *scene.Scene, call tools.Call) (tools.Result, error) {
+	e.last = nil
+	e.acting = e.clock.Now()
+	return tools.Run(ctx, e.dev, sc, call, tools.RunOptions{Clock: e.clock})
 }
 
 // older reports a plan made on sc as older than the screen: sc is not the

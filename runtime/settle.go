@@ -44,7 +44,11 @@ import (
 // on the home screen): then the first read that shows it is the outcome,
 // unchanged as it is, with no second read to wait for a change that will
 // not come (issue 25).
-func (e *executor) settle(ctx context.Context, pre *scene.Scene, shows func(*scene.Scene) bool, already bool) (*scene.Scene, error) {
+//
+// landed is when the action's call returned: on a phone with dear reads,
+// what has passed since (the toast queue's read) is part of the wait for
+// the transition to begin.
+func (e *executor) settle(ctx context.Context, pre *scene.Scene, shows func(*scene.Scene) bool, already bool, landed time.Time) (*scene.Scene, error) {
 	e.firstSeen = time.Time{}
 	if e.cfg.FixedDelay > 0 {
 		if err := e.clock.Sleep(ctx, e.cfg.FixedDelay); err != nil {
@@ -61,12 +65,7 @@ func (e *executor) settle(ctx context.Context, pre *scene.Scene, shows func(*sce
 	if e.dearReads() {
 		// A one-shot dump started in the transition's first half fails
 		// and costs another: let the transition begin.
-		// What has passed since the action landed (the toast queue's
-		// read) is part of that wait.
-		lead := transitionLead
-		if !e.landed.IsZero() {
-			lead -= e.clock.Now().Sub(e.landed)
-		}
+		lead := transitionLead - e.clock.Now().Sub(landed)
 		if err := e.clock.Sleep(ctx, max(lead, 0)); err != nil {
 			return nil, err
 		}

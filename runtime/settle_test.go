@@ -119,7 +119,7 @@ func TestSettleTakesTheFirstReadThatShowsTheOutcome(t *testing.T) {
 	p, clk := newScripted(read{sc: pre}, read{sc: next}, read{sc: next})
 	e := newExecutor(Defaults(), p, clk, testlog.New(t), nil)
 	start := clk.Now()
-	got, err := e.settle(context.Background(), pre, shows("History"), false)
+	got, err := e.settle(context.Background(), pre, shows("History"), false, e.clock.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func TestSettleConfirmsWithASecondReadWhenTheOutcomeIsNotShown(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			p, clk := newScripted(c.reads...)
 			e := newExecutor(Defaults(), p, clk, testlog.New(t), nil)
-			got, err := e.settle(context.Background(), pre, shows("History"), false)
+			got, err := e.settle(context.Background(), pre, shows("History"), false, e.clock.Now())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -178,7 +178,7 @@ func TestSettleDoesNotTakeALoadingScreen(t *testing.T) {
 	// spinner: neither the first read nor two equal loading reads end it.
 	p, clk := newScripted(read{sc: loadingResults}, read{sc: loadingResults}, read{sc: loadingResults}, read{sc: results})
 	e := newExecutor(Defaults(), p, clk, testlog.New(t), nil)
-	got, err := e.settle(context.Background(), pre, shows("Results"), false)
+	got, err := e.settle(context.Background(), pre, shows("Results"), false, e.clock.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +197,7 @@ func TestSettleIsCappedAndHonoursCancel(t *testing.T) {
 	cfg := Defaults()
 	e := newExecutor(cfg, p, clk, testlog.New(t), nil)
 	start := clk.Now()
-	got, err := e.settle(context.Background(), pre, shows("Results"), false)
+	got, err := e.settle(context.Background(), pre, shows("Results"), false, e.clock.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +210,7 @@ func TestSettleIsCappedAndHonoursCancel(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := e.settle(ctx, pre, shows("Results"), false); err == nil {
+	if _, err := e.settle(ctx, pre, shows("Results"), false, e.clock.Now()); err == nil {
 		t.Error("settle with a cancelled ctx returned no error")
 	}
 }

@@ -59,8 +59,7 @@ func (e *executor) restoreStray(ctx context.Context, was scene.Element, idx int,
 			// the step fails and says what happened.
 			return cur, what + fmt.Sprintf("; not put back: the gate stops typing there (%s: %s)", d.Category, d.Reason), false, nil
 		}
-		e.last = nil
-		if _, err := tools.Run(ctx, e.dev, cur, call, tools.RunOptions{Clock: e.clock}); err != nil {
+		if _, err := e.input(ctx, cur, call); err != nil {
 			if ctx.Err() != nil {
 				return cur, what, false, err
 			}
@@ -70,7 +69,7 @@ func (e *executor) restoreStray(ctx context.Context, was scene.Element, idx int,
 			el, ok := sc.Element(idx)
 			return ok && el.Editable && el.Bounds == was.Bounds && el.ResourceID == was.ResourceID && sameText(fieldContent(el), old)
 		}
-		sc, err := e.settle(ctx, cur, holds, false)
+		sc, err := e.settle(ctx, cur, holds, false, e.clock.Now())
 		if err != nil {
 			return cur, what, false, err
 		}

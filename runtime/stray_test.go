@@ -160,3 +160,52 @@ func TestTextInAGatedFieldIsNotPutBackAndNobodyIsAsked(t *testing.T) {
 		t.Errorf("hour %q: something typed into the password field after the stray text", p.fields[0])
 	}
 }
+
+// dearTimePhone is timePhone read by one-shot dumps of 1 s: it notes when
+// each read began and when each typing returned.
+type dearTimePhone struct {
+	*timePhone
+	clk          *clock.Fake
+	reads, typed []time.Time
+}
+
+func (p *dearTimePhone) Scene(ctx context.Context) (*scene.Scene, error) {
+	p.reads = append(p.reads, p.clk.Now())
+	if err := p.clk.Sleep(ctx, time.Second); err != nil {
+		return nil, err
+	}
+	return p.timePhone.Scene(ctx)
+}
+
+func (p *dearTimePhone) TypeText(ctx context.Context, s string) error {
+	err := p.timePhone.TypeText(ctx, s)
+	p.typed = append(p.typed, p.clk.Now())
+	return err
+}
+
+// On a phone with dear reads the text put back waits for its transition
+// like any action: the first read after it starts transitionLead later,
+// not at once because the step's own action landed long before.
+func TestPuttingTextBackWaitsForItsTransition(t *testing.T) {
+	clk := clock.NewFake(time.Unix(0, 0))
+	p := &dearTimePhone{timePhone: &timePhone{fields: [2]string{"22", ""}, drop: map[int]bool{1: true}}, clk: clk}
+	r, err := New(Defaults(), p, typeInto{"com.android.deskclock:id/minute", "50"}, Options{Clock: clk, Logger: testlog.New(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := r.Run(context.Background(), "set the minutes to 50")
+	if res.Status != lifecycle.Completed || len(p.typed) < 2 {
+		t.Fatalf("%s (%s), %d typings; want the text typed, put back and typed again", res.Status, res.Reason, len(p.typed))
+	}
+	back := p.typed[1] // the second typing puts "22" back
+	for _, at := range p.reads {
+		if at.Before(back) {
+			continue
+		}
+		if wait := at.Sub(back); wait < transitionLead {
+			t.Errorf("the first read after the text was put back began %v after it; want at least %v", wait, transitionLead)
+		}
+		return
+	}
+	t.Error("no read after the text was put back")
+}
