@@ -60,8 +60,28 @@ const (
 var Policies = []string{PolicyRule, PolicyReference, PolicyPeerLoop, PolicyDroidrunLoop, PolicyAutoGLMLoop, PolicyMidsceneLoop, PolicyMobileUseLoop, PolicyAI}
 
 // DefaultPolicies are the policies run when none are named: every one but
-// ai.
-var DefaultPolicies = []string{PolicyRule, PolicyReference, PolicyPeerLoop, PolicyDroidrunLoop, PolicyAutoGLMLoop, PolicyMidsceneLoop, PolicyMobileUseLoop}
+// ai (it needs a provider's key).
+var DefaultPolicies = func() []string {
+	var out []string
+	for _, p := range Policies {
+		if p != PolicyAI {
+			out = append(out, p)
+		}
+	}
+	return out
+}()
+
+// PolicyAbout says in a line what each policy is, for help texts.
+var PolicyAbout = map[string]string{
+	PolicyRule:          "the rule planner, on the tasks whose goal its grammar covers",
+	PolicyReference:     "the AI planner driven by a scripted decision-maker that reads only what a model would see (a perfect planner: what fails under it is the runtime's fault)",
+	PolicyPeerLoop:      "the same decisions in a generic loop: read, decide, act, sleep a fixed --peer-delay",
+	PolicyDroidrunLoop:  "the same decisions in droidrun's own loop (its waits, its Portal reads, its model calls)",
+	PolicyAutoGLMLoop:   "the same decisions in Open-AutoGLM's own loop (1 s after each action, PNG screenshots)",
+	PolicyMidsceneLoop:  "the same decisions in Midscene's own loop (300 ms after each action, PNG screenshots)",
+	PolicyMobileUseLoop: "the same decisions in mobile-use's own loop (no sleep after a tap, two reads and two model calls a turn)",
+	PolicyAI:            "the AI planner with a real provider (--provider, --model, --base-url; the key from ANTHROPIC_API_KEY / OPENAI_API_KEY)",
+}
 
 // DefaultModelLatency is a model call's time (--model-latency).
 const DefaultModelLatency = 2 * time.Second

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -624,5 +625,22 @@ func TestTokensPerTurnMatchAStandInServer(t *testing.T) {
 	}
 	if rep.Records[0].InputTokens != sum {
 		t.Errorf("the record holds %d input tokens; its %d turns count %d with their screenshots", rep.Records[0].InputTokens, len(reqs), sum)
+	}
+}
+
+// TestEveryPolicyIsDescribed: bench --help lists the policies from
+// PolicyAbout; a policy added without a line there would be missing from it,
+// and the defaults are every policy but ai.
+func TestEveryPolicyIsDescribed(t *testing.T) {
+	for _, p := range Policies {
+		if PolicyAbout[p] == "" {
+			t.Errorf("policy %q has no PolicyAbout line", p)
+		}
+	}
+	if len(PolicyAbout) != len(Policies) {
+		t.Errorf("PolicyAbout has %d entries for %d policies", len(PolicyAbout), len(Policies))
+	}
+	if len(DefaultPolicies) != len(Policies)-1 || slices.Contains(DefaultPolicies, PolicyAI) {
+		t.Errorf("DefaultPolicies = %v, want every policy but %s", DefaultPolicies, PolicyAI)
 	}
 }

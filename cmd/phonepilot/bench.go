@@ -62,20 +62,12 @@ that start already done, cannot be done, or end at a person's approval) under
 several policies on the same seeds and fault schedules, and judges every run
 on the simulator's own state:
 
-  rule       the rule planner, on the tasks whose goal its grammar covers
-  reference  the AI planner driven by a scripted decision-maker that reads
-             only what a model would see and follows the task's script (a
-             perfect planner: what fails under it is the runtime's fault)
-  peer-loop  the same decisions in the loop Open-AutoGLM and droidrun run:
-             observe, decide, act, sleep a fixed 1 s (no wait-for-element,
-             settle, verification or retries)
-  ai         the AI planner with a real provider (--provider, --model,
-             --base-url; the key from ANTHROPIC_API_KEY / OPENAI_API_KEY)
+POLICIES
 
 Time is simulated (a fake clock shared by the phone and the agent), reported
-against the floor: the same decisions by an oracle that waits exactly until
-the screen is final and reads it once per step. docs/phonebench.md explains
-the policies, the floor and the report.
+against the floor: the least time any agent could take on the same phone,
+given its own transitions and the cheapest read and input.
+docs/phonebench.md explains the policies, the floor and the report.
 
 --suite settle is the older comparison: "open Taobao and search Mac mini" for
 N seeds, settling after each action versus a fixed sleep, both on the rule
@@ -141,6 +133,7 @@ planner (--fixed-delay, --clock, --first-seed, --max-steps apply to it).`,
 	// How many tasks there are is the registry's count, not a number
 	// written down.
 	cmd.Long = strings.Replace(cmd.Long, "TASKS", strconv.Itoa(len(tasks.All())), 1)
+	cmd.Long = strings.Replace(cmd.Long, "POLICIES\n", policyHelp(), 1)
 	f := cmd.Flags()
 	f.StringVar(&pb.Suite, "suite", suitePhonebench, "phonebench or settle")
 	f.IntVar(&o.Seeds, "seeds", 5, "seeds per task, locale and profile (settle: per locale and mode, default 20)")
@@ -511,4 +504,30 @@ func (r *benchReport) print(w io.Writer) {
 	for _, f := range r.Failures {
 		fmt.Fprintf(w, "failed: %s seed %d %s: %s (%s)\n", f.Locale, f.Seed, f.Mode, f.Status, f.Reason)
 	}
+}
+
+// policyHelp lists every policy with what it is, from phonebench's table,
+// wrapped under its name.
+func policyHelp() string {
+	width := 0
+	for _, p := range phonebench.Policies {
+		width = max(width, len(p))
+	}
+	var b strings.Builder
+	for _, p := range phonebench.Policies {
+		pad := strings.Repeat(" ", width+4)
+		line := "  " + p + strings.Repeat(" ", width+2-len(p))
+		for _, w := range strings.Fields(phonebench.PolicyAbout[p]) {
+			if len(line)+1+len(w) > 78 && strings.TrimSpace(line) != "" && len(line) > len(pad) {
+				b.WriteString(strings.TrimRight(line, " ") + "\n")
+				line = pad
+			}
+			if !strings.HasSuffix(line, " ") {
+				line += " "
+			}
+			line += w
+		}
+		b.WriteString(line + "\n")
+	}
+	return b.String()
 }
