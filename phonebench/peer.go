@@ -40,8 +40,9 @@ const maxObserveFailures = 10
 
 // peerLoop runs one peer's loop on r: per turn it reads the screen its way
 // (charged on its paths), asks its model (calls per turn), acts once
-// through its input path, makes its extra commands and reads, and sleeps
-// its own wait for that kind of action.
+// through its input path, makes its extra commands, reads and model calls,
+// and sleeps its own wait for that kind of action. A failed read is
+// followed by the peer's own retry wait.
 func (h *harness) peerLoop(ctx context.Context, r *run, pr peer) peerResult {
 	d := newDecider(h.scriptOn(r.u.t, r.u.locale, r.params))
 	maxSteps := r.u.t.MaxSteps
@@ -65,7 +66,7 @@ func (h *harness) peerLoop(ctx context.Context, r *run, pr peer) peerResult {
 		look = dev.Scene
 	}
 	start := r.clk.Now()
-	res := peerResult{}
+	res := peerResult{calls: pr.runCalls}
 	end := func(status lifecycle.Status, cause lifecycle.Cause, reason string) peerResult {
 		res.status, res.cause, res.reason = status, cause, reason
 		res.duration = r.clk.Now().Sub(start)
@@ -87,7 +88,7 @@ func (h *harness) peerLoop(ctx context.Context, r *run, pr peer) peerResult {
 			if failedReads >= maxObserveFailures {
 				return end(lifecycle.Failed, lifecycle.CauseStepFailed, fmt.Sprintf("observing the screen failed %d times in a row: %v", failedReads, err))
 			}
-			if err := r.clk.Sleep(ctx, pr.retry); err != nil {
+			if err := r.clk.Sleep(ctx, pr.retryAfter(failedReads)); err != nil {
 				return cancelled()
 			}
 			continue
@@ -114,6 +115,7 @@ func (h *harness) peerLoop(ctx context.Context, r *run, pr peer) peerResult {
 		}
 		res.steps = append(res.steps, line)
 		prev = &outcome{OK: ok, Text: text}
+		res.calls += w.calls
 		for i := 0; i < w.commands; i++ {
 			if err := input.ChargeInput(ctx); err != nil {
 				return cancelled()

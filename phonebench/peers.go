@@ -38,21 +38,33 @@ type peer struct {
 	png bool
 	// input is the path its actions take.
 	input sim.Observer
-	// calls is its model calls per turn.
-	calls int
-	// retry is its sleep after a failed read.
-	retry time.Duration
+	// calls is its model calls per turn; runCalls the calls a run makes
+	// once, before its first turn (mobile-use's planner).
+	calls, runCalls int
+	// retry is its sleep after a failed read: the n-th failure in a row
+	// sleeps retry[n-1], the last one for every failure after.
+	retry []time.Duration
 	// way is what an action costs it besides the input itself.
 	way func(call tools.Call) peerWay
 }
 
 // peerWay is what one action costs a peer beyond the input: its own wait
 // after it (a gesture longer than the tools' own included), the shell
-// commands it makes around it, and the reads it makes for it.
+// commands (or extra taps) it makes around it, the reads it makes for it
+// and the model calls it makes for it.
 type peerWay struct {
 	wait     time.Duration
 	commands int
 	reads    int
+	calls    int
+}
+
+// retryAfter is the peer's sleep after its n-th failed read in a row (n ≥ 1).
+func (pr peer) retryAfter(n int) time.Duration {
+	if len(pr.retry) == 0 {
+		return 0
+	}
+	return pr.retry[min(n, len(pr.retry))-1]
 }
 
 // look reads the screen the peer's way, charging its paths; the listing
@@ -110,8 +122,10 @@ func peerFor(policy string, observer sim.Observer, delay time.Duration) peer {
 		// through its content provider (use_tcp false by default), no
 		// screenshot (vision false), input through adb; one model call a
 		// turn (FastAgent, reasoning off); after_sleep_action 1.0 s once a
-		// turn; open_app sleeps 1 s more; swipe's gesture lasts 1 s.
-		return peer{tree: sim.ObserverPortal, input: sim.ObserverPortal, calls: 1, retry: time.Second,
+		// turn; open_app sleeps 1 s more; swipe's gesture lasts 1 s. A
+		// failed state read is tried again after 1, 2, 3, 5, 8, then 10 s
+		// (fetch_state_with_retry's _RETRY_DELAYS).
+		return peer{tree: sim.ObserverPortal, input: sim.ObserverPortal, calls: 1, retry: droidrunRetry,
 			way: func(call tools.Call) peerWay {
 				w := peerWay{wait: time.Second + gesture(call, time.Second)}
 				if actKind(call) == tools.ActLaunch {
@@ -126,7 +140,7 @@ func peerFor(policy string, observer sim.Observer, delay time.Duration) peer {
 		// (distance² / 1000 ms, clamped: a half-screen scroll ≈ 1.4 s);
 		// typing switches to ADB Keyboard, clears, types and restores:
 		// four commands with 1.0 s after each.
-		return peer{frame: sim.ObserverUIAutomator, png: true, input: sim.ObserverUIAutomator, calls: 1, retry: time.Second,
+		return peer{frame: sim.ObserverUIAutomator, png: true, input: sim.ObserverUIAutomator, calls: 1, retry: []time.Duration{time.Second},
 			way: func(call tools.Call) peerWay {
 				w := peerWay{wait: time.Second + gesture(call, 1400*time.Millisecond)}
 				if actKind(call) == tools.ActType {
@@ -138,7 +152,7 @@ func peerFor(policy string, observer sim.Observer, delay time.Duration) peer {
 		// Midscene (Android): a PNG screenshot through adb each turn,
 		// input through adb, one planning call a turn; 300 ms after every
 		// action (waitAfterAction), a scroll 500 ms more.
-		return peer{frame: sim.ObserverUIAutomator, png: true, input: sim.ObserverUIAutomator, calls: 1, retry: 300 * time.Millisecond,
+		return peer{frame: sim.ObserverUIAutomator, png: true, input: sim.ObserverUIAutomator, calls: 1, retry: []time.Duration{300 * time.Millisecond},
 			way: func(call tools.Call) peerWay {
 				w := peerWay{wait: 300 * time.Millisecond}
 				if swipes(call) {
@@ -147,25 +161,47 @@ func peerFor(policy string, observer sim.Observer, delay time.Duration) peer {
 				return w
 			}}
 	case PolicyMobileUseLoop:
-		// mobile-use: each cycle a screenshot and a hierarchy dump from
-		// the uiautomator2 server on the phone (a UiAutomation held open:
-		// charged at the helper's costs, generous to it), taps through
-		// `adb shell input`; two model calls a step (cortex, executor); no
-		// sleep after a tap; a launch sleeps 1 s then polls the app in
-		// front (one `dumpsys window`); typing reads the screen again to
-		// focus the field.
-		return peer{tree: sim.ObserverHelper, frame: sim.ObserverHelper, input: sim.ObserverUIAutomator, calls: 2, retry: time.Second,
-			way: func(call tools.Call) peerWay {
-				switch actKind(call) {
-				case tools.ActLaunch:
-					return peerWay{wait: time.Second, commands: 1}
-				case tools.ActType:
-					return peerWay{reads: 1}
-				}
-				return peerWay{}
-			}}
+		return mobileUse()
 	}
 	// peer-loop: read the tree on the bench's path, act, sleep a fixed delay.
-	return peer{tree: observer, input: observer, calls: 1, retry: delay,
+	return peer{tree: observer, input: observer, calls: 1, retry: []time.Duration{delay},
 		way: func(tools.Call) peerWay { return peerWay{wait: delay} }}
+}
+
+// droidrunRetry is droidrun's wait before each retry of a failed state
+// read (mobilerun/tools/ui/provider.py, _RETRY_DELAYS).
+var droidrunRetry = []time.Duration{time.Second, 2 * time.Second, 3 * time.Second, 5 * time.Second, 8 * time.Second, 10 * time.Second}
+
+// mobileUseSwipe is how long mobile-use's swipe lasts: `input touchscreen
+// swipe … 400` (its swipe tools' and controller's default duration).
+const mobileUseSwipe = 400 * time.Millisecond
+
+// mobileUse is minitap-ai/mobile-use's loop (docs/phonebench.md, "The
+// peers, from their source"). Each cycle its contextor reads the screen
+// through the uiautomator2 server on the phone: `d.screenshot()`
+// (UiAutomation.takeScreenshot, JPEG-encoded on the phone) and
+// `d.dump_hierarchy(compressed=True)`. That server sets its idle timeout
+// to 0, so the dump's waitForIdle returns at once: no idle wait and no
+// idle-state failure, the helper's costs. It taps with `adb shell input`
+// and sleeps nothing after a tap; its swipe lasts 400 ms. Two model calls
+// a step (cortex, executor), one more a run (the planner) and one more a
+// launch (the hopper that finds the package); a launch is `monkey`, then
+// 1 s, then a `dumpsys window` poll. Typing reads the screen to check the
+// field's focus, taps the field's end to put the cursor there, and reads
+// the screen again to report the field's text.
+func mobileUse() peer {
+	return peer{tree: sim.ObserverHelper, frame: sim.ObserverHelper, input: sim.ObserverUIAutomator,
+		calls: 2, runCalls: 1, retry: []time.Duration{time.Second},
+		way: func(call tools.Call) peerWay {
+			switch actKind(call) {
+			case tools.ActLaunch:
+				return peerWay{wait: time.Second, commands: 1, calls: 1}
+			case tools.ActType:
+				return peerWay{reads: 2, commands: 1}
+			}
+			if swipes(call) {
+				return peerWay{wait: max(mobileUseSwipe-tools.ScrollDuration, 0)}
+			}
+			return peerWay{}
+		}}
 }

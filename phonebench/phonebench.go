@@ -79,7 +79,7 @@ var PolicyAbout = map[string]string{
 	PolicyDroidrunLoop:  "the same decisions in droidrun's own loop (its waits, its Portal reads, its model calls)",
 	PolicyAutoGLMLoop:   "the same decisions in Open-AutoGLM's own loop (1 s after each action, PNG screenshots)",
 	PolicyMidsceneLoop:  "the same decisions in Midscene's own loop (300 ms after each action, PNG screenshots)",
-	PolicyMobileUseLoop: "the same decisions in mobile-use's own loop (no sleep after a tap, two reads and two model calls a turn)",
+	PolicyMobileUseLoop: "the same decisions in mobile-use's own loop (a screenshot and a dump from its uiautomator2 server a turn, no idle wait, no sleep after a tap, two model calls a turn and one a run)",
 	PolicyAI:            "the AI planner with a real provider (--provider, --model, --base-url; the key from ANTHROPIC_API_KEY / OPENAI_API_KEY)",
 }
 
