@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"phonepilot/device"
 	"phonepilot/phonebench/tasks"
 	"phonepilot/runtime"
 	"phonepilot/tools"
@@ -30,6 +31,9 @@ type move struct {
 	Finish  bool
 	Success bool
 	Reason  string
+	// Shows, on a finish the script made, is the label its claim rests
+	// on (tasks.Step.Shows).
+	Shows string
 }
 
 // outcome is how the previous call went, as a model reads it: the tool
@@ -104,6 +108,15 @@ func (d *decider) judge(l listing, prev *outcome) (move, bool) {
 	case kindStep:
 		st := d.script[d.i]
 		switch {
+		case !prev.OK && strings.Contains(prev.Text, device.ErrAppNotFound.Error()):
+			// The tool's answer settles it (the app is not installed):
+			// a model does not ask again, it finishes — with the
+			// script's own finish when that comes next.
+			if d.i+1 < len(d.script) && d.script[d.i+1].Tool == tasks.ToolFinishTask {
+				d.advance()
+				return move{}, false
+			}
+			return d.finish(false, fmt.Sprintf("could not %s: %s", st.Intent, first(prev.Text, 200))), true
 		case !prev.OK:
 			d.failures++
 			if d.failures >= maxFailures {
@@ -150,14 +163,22 @@ func (d *decider) advance() {
 func (d *decider) act(l listing) move {
 	for d.i < len(d.script) {
 		st := d.script[d.i]
-		if st.Tool == tasks.ToolFinishTask {
+		if st.Tool == tasks.ToolFinishTask && (st.Shows == "" || tasks.IsListed(l.Text, st.Shows)) {
+			// A finish that claims what the screen shows is made once it
+			// is listed: until then its label is looked for as a target.
 			ok, _ := st.Args["success"].(bool)
 			reason, _ := st.Args["reason"].(string)
-			return d.finish(ok, reason)
+			m := d.finish(ok, reason)
+			m.Shows = st.Shows
+			return m
+		}
+		want := st.Target
+		if st.Tool == tasks.ToolFinishTask {
+			want = st.Shows
 		}
 		var target *tasks.Listed
-		if st.Target != "" {
-			if t, ok := tasks.FindTarget(l.Text, st.Target); ok {
+		if want != "" {
+			if t, ok := tasks.FindTarget(l.Text, want); ok {
 				target = &t
 			}
 		}
@@ -165,7 +186,7 @@ func (d *decider) act(l listing) move {
 			d.dismissals++
 			return d.call(l, kindDismiss, fmt.Sprintf("close what is in the way (%q)", ob.Label), tools.Tap, map[string]any{"element": ob.Index})
 		}
-		if st.Target == "" {
+		if want == "" {
 			return d.call(l, kindStep, st.Intent, st.Tool, st.Args)
 		}
 		if target != nil {
@@ -198,9 +219,9 @@ func (d *decider) act(l listing) move {
 			if sc, ok := l.scrollable(); ok {
 				args["element"] = sc.Index
 			}
-			return d.call(l, kindScroll, fmt.Sprintf("scroll %s to find %q", dir, st.Target), tools.Scroll, args)
+			return d.call(l, kindScroll, fmt.Sprintf("scroll %s to find %q", dir, want), tools.Scroll, args)
 		}
-		return d.finish(false, fmt.Sprintf("no %q on the screen (looked for it to %s)", st.Target, st.Intent))
+		return d.finish(false, fmt.Sprintf("no %q on the screen (looked for it to %s)", want, st.Intent))
 	}
 	return d.finish(true, "every step of the script is done")
 }

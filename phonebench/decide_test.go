@@ -311,3 +311,45 @@ func TestDeciderDoesNotRetapWhenTheTapTookUnderAPopup(t *testing.T) {
 		t.Fatalf("after the tap took (toast) under an ad: %+v; want the script to go on (finish)", m)
 	}
 }
+
+// A finish that claims what the screen shows (Step.Shows) is made once its
+// element is listed: on a screen without it the decider looks for it
+// first (it scrolls; a model does not claim what it has not seen).
+func TestDeciderFinishesOnlyOnceItSeesWhatItClaims(t *testing.T) {
+	_, settings := phoneAt(t, sim.Start{}, launch("Settings"))
+	claim := tasks.Step{Tool: tasks.ToolFinishTask, Args: map[string]any{"success": true, "reason": "Wi-Fi is on"}}
+	claim.Shows = "Wi‑Fi"
+	d := newDecider([]tasks.Step{claim})
+	if m := d.next(settings, nil); m.Finish || m.Call.Name != tools.Scroll {
+		t.Fatalf("on Settings' main page, a finish resting on the Wi‑Fi row: %s %s (finish %v); want a scroll to find it", m.Call.Name, m.Call.Args, m.Finish)
+	}
+	claim.Shows = "Network & internet"
+	d = newDecider([]tasks.Step{claim})
+	if m := d.next(settings, nil); !m.Finish || !m.Success || m.Shows != "Network & internet" {
+		t.Fatalf("with the row listed: %+v; want the script's finish, naming what it rests on", m)
+	}
+}
+
+// A launch the tool answers "app not found" is not made again: the answer
+// settles it, and the decider finishes with the script's own finish.
+func TestDeciderFinishesOnAToolAnswerThatSettlesIt(t *testing.T) {
+	_, home := phoneAt(t, sim.Start{}, nil)
+	script := []tasks.Step{
+		{Intent: "open WeChat", Tool: tasks.ToolLaunchApp, Args: map[string]any{"app": "WeChat"}},
+		{Tool: tasks.ToolFinishTask, Args: map[string]any{"success": false, "reason": "WeChat is not installed"}},
+	}
+	d := newDecider(script)
+	if m := d.next(home, nil); m.Call.Name != tools.LaunchApp {
+		t.Fatalf("first move %s; want the launch", m.Call.Name)
+	}
+	m := d.next(home, &outcome{OK: false, Text: `launch_app "WeChat": sim launch "WeChat": app not found; no installed app has a name close to "WeChat"`})
+	if !m.Finish || m.Success || m.Reason != "WeChat is not installed" {
+		t.Fatalf("after the launch answered app not found: %s %s %+v; want the script's give-up", m.Call.Name, m.Call.Args, m)
+	}
+	// Another failure is still tried again (a tap the phone refused).
+	d = newDecider(script)
+	d.next(home, nil)
+	if m := d.next(home, &outcome{OK: false, Text: "launch_app: the device did not answer"}); m.Finish {
+		t.Fatalf("after a failure that says nothing of the app: %+v; want the launch again", m)
+	}
+}

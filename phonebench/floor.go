@@ -7,6 +7,7 @@ import (
 
 	"phonepilot/device/sim"
 	"phonepilot/internal/clock"
+	"phonepilot/phonebench/tasks"
 	"phonepilot/runtime"
 	"phonepilot/scene"
 	"phonepilot/tools"
@@ -32,15 +33,23 @@ import (
 //     element, a key or a finish: the first look that differs from the
 //     screen before the action); at least the cheapest read of any path
 //     (the helper's 5 ms), which a fast agent starts early enough to end
-//     at that moment (none before finishing: an agent may finish on the
-//     last tool's answer);
+//     at that moment;
+//   - before a finish that claims what the screen shows, the same wait and
+//     read for what the claim rests on: the last action's effect drawn
+//     and, from then, the element the script's finish names
+//     (tasks.Step.Shows) as the final screen lists it; nothing when the
+//     finish follows from a tool's answer (the last call failed: an app
+//     that is not installed);
 //   - nothing for closing a popup or an interruption, nor for the wait
 //     before and after it: a faster agent may have outrun it; nothing for
 //     a call made again after one that failed (an agent may give up on
 //     the first answer); nothing for a scroll the same way as the one
 //     before, nor the wait after it (an agent may scroll farther at once);
 //   - for a run that gives up, at most what it had charged once its first
-//     action was made (an agent may give up on the first screen after it);
+//     action's effect could be seen (an agent may give up on the first
+//     screen after it, even half-drawn, but not on the screen it acted
+//     on), or once that action was made when it failed (a tool's answer)
+//     or closed a popup;
 //   - nothing at all on the fault-free phone, which charges nothing.
 //
 // It asks nobody for approval (a person's time is not the phone's).
@@ -102,8 +111,11 @@ func floor(ctx context.Context, u unit, params map[string]string) (time.Duration
 		failed    bool         // the last call failed
 		// lastScroll: the previous call's arguments if it was a scroll.
 		lastScroll string
-		// firstActed: the total once the first action was charged.
-		firstActed time.Duration = -1
+		// firstActed: the total once the first action was charged;
+		// firstSeen: and once its effect could first be seen, when it
+		// neither failed nor closed a popup.
+		firstActed, firstSeen time.Duration = -1, -1
+		onFirst                             = true // the last action was the first
 	)
 	for steps := 0; steps <= maxSteps; steps++ {
 		m := d.next(sc.Listing(), prev)
@@ -121,19 +133,36 @@ func floor(ctx context.Context, u unit, params map[string]string) (time.Duration
 		again := !m.Finish && scroll != "" && scroll == lastScroll
 		lastScroll = scroll
 		dismissal := !m.Finish && (d.last == kindDismiss || failed || again)
+		if looks != nil && onFirst {
+			onFirst = false
+			if !failed && !dismissed {
+				firstSeen = firstActed + max(seen(looks, before, "").Sub(acted), cheapRead)
+			}
+		}
 		switch {
-		case looks != nil && m.Finish && !m.Success:
-			// Giving up needs nothing more to be seen: an agent may give
-			// up on any read after its last action, even one taken before
-			// the screen settled (the rule planner does, on a goal whose
-			// target is missing), and after its first action already
-			// (the rule planner gives up on the app's first screen where
-			// the script scrolls it both ways first).
+		case looks != nil && m.Finish && !m.Success && failed:
+			// Giving up on a tool's answer (an app that is not
+			// installed) needs nothing seen.
 			total = min(total, firstActed)
+		case looks != nil && m.Finish && !m.Success:
+			// Giving up on what the screen shows ("there is no such
+			// contact") needs the first action's effect seen: an agent
+			// may give up on the first read that shows the app it
+			// opened, even before the screen settled (the rule planner
+			// gives up on the app's first screen where the script
+			// scrolls it both ways first), but not on the screen it
+			// acted on.
+			if firstSeen >= 0 {
+				total = min(total, firstSeen)
+			} else {
+				total = min(total, firstActed)
+			}
+		case looks != nil && m.Finish && !dismissed && failed:
+			// Finishing on the last tool's answer needs no read.
 		case looks != nil && m.Finish && !dismissed:
-			// Finishing needs no read: an agent may finish on the last
-			// tool's answer (an app that is not installed).
-			total += earliest(looks, before, sc, m.Call).Sub(acted)
+			// Finishing on what the screen shows needs it seen: the last
+			// action's effect and the element the claim rests on.
+			total += max(seen(looks, before, m.Shows).Sub(acted), cheapRead)
 		case looks != nil && !dismissed && !dismissal:
 			total += max(earliest(looks, before, sc, m.Call).Sub(acted), cheapRead)
 		case looks != nil && dismissal && !dismissed:
@@ -189,6 +218,52 @@ func lookAhead(ctx context.Context, phone *sim.Phone, clk clock.Clock, read func
 			return nil, err
 		}
 	}
+}
+
+// seen is the first look on which a read could show what a finish rests
+// on: the first whose contents differ from before (the last action's
+// effect drawn: a read of a transition's old frame names the new app but
+// shows the old screen's elements) and, from there, the first that lists
+// the element labelled shows as the last look lists it (same label,
+// bounds and class; "" = none, and so when the last look does not list
+// it). When no look differs from before, the first look.
+func seen(looks []look, before *scene.Scene, shows string) time.Time {
+	from := 0
+	fp := contents(before)
+	for i, l := range looks {
+		if contents(l.sc) != fp {
+			from = i
+			break
+		}
+	}
+	last := looks[len(looks)-1].sc
+	if shows == "" {
+		return looks[from].at
+	}
+	t, ok := tasks.FindTarget(last.Listing(), shows)
+	if !ok {
+		return looks[from].at
+	}
+	want, ok := last.Element(t.Index)
+	if !ok {
+		return looks[from].at
+	}
+	for _, l := range looks[from:] {
+		for _, el := range l.sc.Elements {
+			if el.Bounds == want.Bounds && el.Label() == want.Label() && el.Class == want.Class {
+				return l.at
+			}
+		}
+	}
+	return looks[len(looks)-1].at
+}
+
+// contents is sc's fingerprint without the app in front: what its
+// elements show.
+func contents(sc *scene.Scene) string {
+	c := *sc
+	c.Package = ""
+	return c.Fingerprint()
 }
 
 // earliest is the first look that shows what call acts on (the same

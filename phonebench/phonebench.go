@@ -138,6 +138,18 @@ type Options struct {
 	// requests, in tests, hears every request the reference policy's
 	// stand-in model is sent.
 	requests func(ai.Request)
+	// floors, in tests, keeps each unit's floor across Runs: it depends on
+	// the unit alone (the oracle reads for free and charges the cheapest
+	// path), not on the policies or the observer.
+	floors *floorCache
+}
+
+// floorCache holds floors by unit (task, locale, profile, seed).
+type floorCache struct{ m sync.Map }
+
+type floorKey struct {
+	task, locale, profile string
+	seed                  int64
 }
 
 // ErrBadOptions wraps every refusal of the options.
@@ -396,9 +408,18 @@ func (h *harness) applies(pol string, t tasks.Task, loc string) bool {
 // runUnit measures the floor of u and runs every policy on it.
 func (h *harness) runUnit(ctx context.Context, u unit) ([]Record, error) {
 	params := u.t.ParamsFor(u.seed)
-	fl, err := floor(ctx, u, params)
-	if err != nil {
-		return nil, fmt.Errorf("%s %s %s seed %d: floor: %w", u.t.Name, u.locale, u.profile, u.seed, err)
+	key := floorKey{u.t.Name, u.locale, u.profile, u.seed}
+	var fl time.Duration
+	if v, ok := h.floorsLoad(key); ok {
+		fl = v
+	} else {
+		var err error
+		if fl, err = floor(ctx, u, params); err != nil {
+			return nil, fmt.Errorf("%s %s %s seed %d: floor: %w", u.t.Name, u.locale, u.profile, u.seed, err)
+		}
+		if h.opt.floors != nil {
+			h.opt.floors.m.Store(key, fl)
+		}
 	}
 	var out []Record
 	for _, pol := range h.opt.Policies {
@@ -416,6 +437,17 @@ func (h *harness) runUnit(ctx context.Context, u unit) ([]Record, error) {
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+func (h *harness) floorsLoad(k floorKey) (time.Duration, bool) {
+	if h.opt.floors == nil {
+		return 0, false
+	}
+	v, ok := h.opt.floors.m.Load(k)
+	if !ok {
+		return 0, false
+	}
+	return v.(time.Duration), true
 }
 
 // epoch is where every run's simulated clock starts.

@@ -9,6 +9,7 @@ import (
 	"os"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -460,9 +461,8 @@ func TestIrreversibleCounts(t *testing.T) {
 
 // underFloor fails for every successful run that came in under its floor:
 // the floor is the least time any agent could take (floor.go).
-func underFloor(t *testing.T, rep *Report) {
+func underFloor(t *testing.T, rep *Report) (worst float64, n int) {
 	t.Helper()
-	worst, n := 0.0, 0
 	for _, r := range rep.Records {
 		if !r.Success || r.FloorMS <= 0 {
 			continue
@@ -477,22 +477,95 @@ func underFloor(t *testing.T, rep *Report) {
 		}
 	}
 	t.Logf("least time / floor over %d successful runs: %.3f", n, worst)
+	return worst, n
 }
 
 // TestFloorOverTheGrid runs the full grid (every task, both locales,
 // every profile, 10 seeds, every policy but ai, both observers) and checks
-// that no run comes in under its floor. It takes tens of minutes:
-// PHONEBENCH_FLOOR_GRID=1 runs it.
+// that no run comes in under its floor. PHONEBENCH_FLOOR_GRID=1 runs it
+// (about 20 minutes on 2 shared cores); PHONEBENCH_FLOOR_SEEDS=N runs N
+// seeds instead, to time it.
+//
+// It does each thing once: a unit's floor depends on the unit alone, so
+// both observers share it; and the four named peers read and act their
+// own way whatever the observer (TestNamedPeersIgnoreTheObserver), so the
+// helper's half runs only the policies that go through it (rule,
+// reference, peer-loop): their runs on the helper path would be the
+// uiautomator half's again.
 func TestFloorOverTheGrid(t *testing.T) {
 	if os.Getenv("PHONEBENCH_FLOOR_GRID") == "" {
 		t.Skip("PHONEBENCH_FLOOR_GRID=1 runs the full grid")
 	}
+	seeds := 10
+	if s := os.Getenv("PHONEBENCH_FLOOR_SEEDS"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			t.Fatalf("PHONEBENCH_FLOOR_SEEDS=%q: want a number of seeds", s)
+		}
+		seeds = n
+	}
+	floors := &floorCache{}
+	least, runs := 0.0, 0
 	for _, o := range []sim.Observer{sim.ObserverUIAutomator, sim.ObserverHelper} {
-		rep, err := Run(context.Background(), Options{Seeds: 10, FirstSeed: 1, Observer: o, ModelLatency: DefaultModelLatency})
+		var pols []string // every policy but ai
+		if o == sim.ObserverHelper {
+			pols = observerPolicies
+		}
+		start := time.Now()
+		rep, err := Run(context.Background(), Options{Seeds: seeds, FirstSeed: 1, Observer: o, Policies: pols,
+			ModelLatency: DefaultModelLatency, floors: floors})
 		if err != nil {
 			t.Fatal(err)
 		}
-		underFloor(t, rep)
+		worst, n := underFloor(t, rep)
+		t.Logf("%s: %d runs in %s", o, len(rep.Records), time.Since(start).Round(time.Second))
+		if n > 0 && (runs == 0 || worst < least) {
+			least = worst
+		}
+		runs += n
+	}
+	t.Logf("the grid (%d seeds): least time / floor %.3f over %d successful runs with a floor above 0", seeds, least, runs)
+}
+
+// observerPolicies are the policies that read and act through
+// --observer; the named peers take their own paths.
+var observerPolicies = []string{PolicyRule, PolicyReference, PolicyPeerLoop}
+
+// The four named peers read and act their own way whatever --observer
+// says: their runs are the same on both paths, to the millisecond (so
+// that TestFloorOverTheGrid runs them once).
+func TestNamedPeersIgnoreTheObserver(t *testing.T) {
+	var pols []string
+	for _, p := range DefaultPolicies {
+		if !slices.Contains(observerPolicies, p) {
+			pols = append(pols, p)
+		}
+	}
+	if len(pols) != 4 {
+		t.Fatalf("named peers %v; want four", pols)
+	}
+	profiles := []string{"realistic", "hostile"}
+	if testing.Short() {
+		profiles = profiles[:1]
+	}
+	var reps [2]*Report
+	for i, o := range []sim.Observer{sim.ObserverUIAutomator, sim.ObserverHelper} {
+		rep, err := Run(context.Background(), Options{Seeds: 1, FirstSeed: 1, Profiles: profiles, Locales: []string{"en"}, Policies: pols, Observer: o})
+		if err != nil {
+			t.Fatal(err)
+		}
+		reps[i] = rep
+	}
+	if len(reps[0].Records) != len(reps[1].Records) || len(reps[0].Records) == 0 {
+		t.Fatalf("%d and %d runs", len(reps[0].Records), len(reps[1].Records))
+	}
+	for i, a := range reps[0].Records {
+		b := reps[1].Records[i]
+		if a.Task != b.Task || a.Policy != b.Policy || a.Profile != b.Profile || a.SimMS != b.SimMS || a.Success != b.Success ||
+			a.Steps != b.Steps || a.Reads != b.Reads || a.Calls != b.Calls || a.FloorMS != b.FloorMS {
+			t.Errorf("%s %s %s: uiautomator %d ms %d steps %d reads ok=%v; helper %s %s %s: %d ms %d steps %d reads ok=%v",
+				a.Task, a.Profile, a.Policy, a.SimMS, a.Steps, a.Reads, a.Success, b.Task, b.Profile, b.Policy, b.SimMS, b.Steps, b.Reads, b.Success)
+		}
 	}
 }
 

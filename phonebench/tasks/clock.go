@@ -85,7 +85,7 @@ func init() {
 			typeInto("set the hour", tr(loc, "Hour", "小时"), p["hour"], false),
 			typeInto("set the minute", tr(loc, "Minute", "分钟"), p["minute"], false),
 			tap("confirm the time", tr(loc, "OK", "确定")),
-			done("alarm set for " + p["time_"+loc]),
+			doneShowing("alarm set for "+p["time_"+loc], switchLabel(loc, p)),
 		}
 	}
 	switchScript := func(on bool) func(string, map[string]string) []Step {
@@ -93,14 +93,14 @@ func init() {
 			return []Step{
 				launch(tr(loc, "Clock", "时钟")),
 				tap("switch the alarm "+onOffWord(on), switchLabel(loc, p)),
-				done("the " + p["time_"+loc] + " alarm is " + onOffWord(on)),
+				doneShowing("the "+p["time_"+loc]+" alarm is "+onOffWord(on), switchLabel(loc, p)),
 			}
 		}
 	}
 	lookScript := func(loc string, p map[string]string) []Step {
 		return []Step{
 			launch(tr(loc, "Clock", "时钟")),
-			done("the " + p["time_"+loc] + " alarm is already as asked"),
+			doneShowing("the "+p["time_"+loc]+" alarm is already as asked", switchLabel(loc, p)),
 		}
 	}
 	register(

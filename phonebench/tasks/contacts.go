@@ -165,7 +165,7 @@ func init() {
 				return []Step{
 					launch(tr(loc, "Contacts", "通讯录")),
 					tap("open the contact to look at the number", p["name_"+loc]),
-					done(p["name_"+loc] + " is already saved with " + p["phone"]),
+					doneShowing(p["name_"+loc]+" is already saved with "+p["phone"], p["phone"]),
 				}
 			},
 			Check: func(b []byte, p map[string]string) error {

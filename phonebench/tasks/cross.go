@@ -24,7 +24,7 @@ func init() {
 					tap("switch Bluetooth on", tr(loc, "Use Bluetooth", "使用蓝牙")),
 				}
 				s = append(s, taobaoSearch(loc, p["query"])...)
-				return append(s, done("Bluetooth is on and the results show"))
+				return append(s, doneShowing("Bluetooth is on and the results show", result(loc, p["query"], 0)))
 			},
 			Check: func(b []byte, p map[string]string) error {
 				if err := settingIs(b, "bluetooth", true); err != nil {
@@ -62,7 +62,7 @@ func init() {
 					typeInto("set the hour", tr(loc, "Hour", "小时"), p["hour"], false),
 					typeInto("set the minute", tr(loc, "Minute", "分钟"), p["minute"], false),
 					tap("confirm the time", tr(loc, "OK", "确定")),
-					done("dark theme is on and the alarm is set"),
+					doneShowing("dark theme is on and the alarm is set", switchLabel(loc, p)),
 				}
 			},
 			Check: func(b []byte, p map[string]string) error {

@@ -53,7 +53,7 @@ func toggleTask(tg toggle, on bool) Task {
 				launch(tr(loc, "Settings", "设置")),
 				tap("open "+tg.pageEn, tr(loc, tg.pageEn, tg.pageZh)),
 				tap("switch "+tg.nameEn+" "+word, tr(loc, tg.rowEn, tg.rowZh)),
-				done(tg.nameEn + " is " + word),
+				doneShowing(tg.nameEn+" is "+word, tr(loc, tg.rowEn, tg.rowZh)),
 			}
 		},
 		Check: func(b []byte, _ map[string]string) error { return settingIs(b, tg.state, on) },
@@ -88,7 +88,7 @@ func alreadyTask(tg toggle, on bool) Task {
 			return []Step{
 				launch(tr(loc, "Settings", "设置")),
 				tap("open "+tg.pageEn+" to look", tr(loc, tg.pageEn, tg.pageZh)),
-				done(tg.nameEn + " was already " + word + "; nothing to change"),
+				doneShowing(tg.nameEn+" was already "+word+"; nothing to change", tr(loc, tg.rowEn, tg.rowZh)),
 			}
 		},
 		Check: func(b []byte, _ map[string]string) error { return settingIs(b, tg.state, on) },

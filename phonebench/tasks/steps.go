@@ -48,6 +48,14 @@ func done(reason string) Step {
 	return Step{Intent: "the goal is reached", Tool: ToolFinishTask, Args: map[string]any{"success": true, "reason": reason}}
 }
 
+// doneShowing finishes on what the screen shows: the element labelled
+// shows, which the claim rests on (Step.Shows).
+func doneShowing(reason, shows string) Step {
+	st := done(reason)
+	st.Shows = shows
+	return st
+}
+
 func giveUp(reason string) Step {
 	return Step{Intent: "the goal cannot be reached", Tool: ToolFinishTask, Args: map[string]any{"success": false, "reason": reason}}
 }

@@ -90,7 +90,7 @@ func init() {
 			Rule:   map[string]string{"en": "open Taobao and search {query}", "zh": "打开淘宝搜索{query}"},
 			Params: queryParams, Start: noStart,
 			Script: func(loc string, p map[string]string) []Step {
-				return append(taobaoSearch(loc, p["query"]), done("the results for "+p["query"]+" show"))
+				return append(taobaoSearch(loc, p["query"]), doneShowing("the results for "+p["query"]+" show", result(loc, p["query"], 0)))
 			},
 			Check: func(b []byte, p map[string]string) error {
 				st, err := taobaoState(b)
@@ -174,7 +174,7 @@ func init() {
 				return append(taobaoOpen(loc),
 					tap("open the search page", tr(loc, "Search", "搜索")),
 					tap("search the past query again", p["past_"+loc]),
-					done("searched "+p["past_"+loc]+" again"),
+					doneShowing("searched "+p["past_"+loc]+" again", result(loc, p["past_"+loc], 0)),
 				)
 			},
 			Check: func(b []byte, p map[string]string) error {

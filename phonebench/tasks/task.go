@@ -93,6 +93,15 @@ type Step struct {
 	// Here: look for Target on the current screen only, without scrolling (a popup's
 	// button that may or may not be showing; with IfMissing "skip").
 	Here bool
+	// Shows, on a finish_task step that claims what the screen shows (the
+	// results are listed, the alarm is off, the setting is on), is the
+	// label of the element the claim rests on, as the screen lists it
+	// after the last action (FindTarget's rule). An agent must have seen
+	// it to claim it: the floor charges the wait until a read can first
+	// show it, and the decision-maker finishes only once it is listed.
+	// "" = the claim rests on the last action's effect alone (the screen
+	// changed), or on a tool's answer (an app that is not installed).
+	Shows string
 }
 
 // Locales are the goal languages every task has.

@@ -1,0 +1,92 @@
+package phonebench
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"phonepilot/phonebench/tasks"
+)
+
+func floorOf(t *testing.T, name, profile string) time.Duration {
+	t.Helper()
+	for _, tk := range tasks.All() {
+		if tk.Name == name {
+			fl, err := floor(context.Background(), unit{tk, "en", profile, 1}, tk.ParamsFor(1))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return fl
+		}
+	}
+	t.Fatalf("no task %s", name)
+	return 0
+}
+
+// The floor charges what an agent must have seen to finish (issue 24: runs
+// whose floor ended on the first screen were 0.29× of reference's excess
+// on the helper path, the floor charging 11 ms where no agent could tell
+// anything yet):
+//   - a finish claiming what the screen shows (the alarm is already off)
+//     waits until a read can first show the element it rests on, after
+//     the launch's old frame (which names the new app but shows the
+//     launcher);
+//   - a give-up on what the screen shows (no such contact) waits until
+//     its first action's effect is drawn;
+//   - a give-up on a tool's answer (an app that is not installed) waits
+//     for nothing: one read and one input.
+func TestTheFloorChargesWhatAFinishRestsOn(t *testing.T) {
+	read, input := floorCosts()
+	// realistic: a transition of 400 ms shows the old frame for its first
+	// half (device/sim/realism.go).
+	const oldFrame = 200 * time.Millisecond
+	for _, c := range []struct {
+		task     string
+		min, max time.Duration
+	}{
+		{"clock.alarm.already_off", read + input + oldFrame, time.Second},
+		{"messages.send.unknown", read + input + oldFrame, time.Second},
+		{"settings.nfc.on", read + input + oldFrame, time.Second},
+		{"wechat.send", read + input, read + input},
+		// The results are listed once they load, not on the spinner
+		// that comes first (0.8 s after the search, realistic).
+		{"taobao.search", 1500 * time.Millisecond, 2 * time.Second},
+	} {
+		if fl := floorOf(t, c.task, "realistic"); fl < c.min || fl > c.max {
+			t.Errorf("%s on realistic: floor %s; want %s to %s", c.task, fl, c.min, c.max)
+		}
+	}
+}
+
+// Every finish of a script that rests on what the screen shows names an
+// element the screen lists when the script gets there: reference on the
+// fault-free phone finishes with the script's own reason in every task and
+// locale (a key that names nothing listed would have it look for the
+// element and give up).
+func TestEveryClaimedElementIsListed(t *testing.T) {
+	rep, err := Run(context.Background(), Options{Seeds: 1, FirstSeed: 1, Profiles: []string{ProfileClean}, Policies: []string{PolicyReference}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{} // task/locale → the script's finish reason
+	for _, tk := range tasks.All() {
+		for _, loc := range tasks.Locales {
+			s := script(tk, loc, tk.ParamsFor(1))
+			if len(s) > 0 && s[len(s)-1].Tool == tasks.ToolFinishTask && s[len(s)-1].Shows != "" {
+				want[tk.Name+"/"+loc], _ = s[len(s)-1].Args["reason"].(string)
+			}
+		}
+	}
+	if len(want) < 20 {
+		t.Fatalf("%d finishes name what they rest on; want every claim about the screen", len(want))
+	}
+	for _, r := range rep.Records {
+		w, ok := want[r.Task+"/"+r.Locale]
+		if !ok {
+			continue
+		}
+		if !r.Success || r.Reason != w {
+			t.Errorf("%s %s: success %v, %q; want the script's finish %q", r.Task, r.Locale, r.Success, r.Reason, w)
+		}
+	}
+}
