@@ -253,25 +253,41 @@ func doctorTrial(t *testing.T, bin, device, adbServer string, extra ...string) (
 	return rep, code, out
 }
 
-// simTaobao is the simulator's Taobao state (GET /state).
-func (s *simProcess) taobaoState(t *testing.T) (lastSearch string, installed []string) {
+// getControl decodes the JSON a GET of path on the simulator's control server answers.
+func (s *simProcess) getControl(t *testing.T, path string, v any) {
 	t.Helper()
 	c := http.Client{Timeout: 10 * time.Second}
-	resp, err := c.Get("http://" + s.control + "/state")
+	resp, err := c.Get("http://" + s.control + path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
+	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// simTaobao is the simulator's Taobao state (GET /state).
+func (s *simProcess) taobaoState(t *testing.T) (lastSearch string, installed []string) {
+	t.Helper()
 	var st struct {
 		Installed []string `json:"installed"`
 		Taobao    struct {
 			LastSearch string `json:"last_search"`
 		} `json:"taobao"`
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
-		t.Fatal(err)
-	}
+	s.getControl(t, "/state", &st)
 	return st.Taobao.LastSearch, st.Installed
+}
+
+// commands is what the simulated phone's shell has run (GET /commands).
+func (s *simProcess) commands(t *testing.T) []string {
+	t.Helper()
+	var out struct {
+		Commands []string `json:"commands"`
+	}
+	s.getControl(t, "/commands", &out)
+	return out.Commands
 }
 
 // helperListening reports whether the helper's socket is in the phone's
@@ -321,8 +337,16 @@ func TestHelperEndToEnd(t *testing.T) {
 		t.Run("run", func(t *testing.T) {
 			defer phone.reset(t)
 			const text = "你好 👋 世界🌏"
+			before := len(phone.commands(t))
 			o := runOnHelperSim(t, bin, device, env.ServerAddr, "open Taobao and search "+text)
 			check(t, o, text)
+			// Taobao was started by the helper (the activity manager's
+			// binder), not by a `monkey` Java process through the shell.
+			for _, c := range phone.commands(t)[before:] {
+				if strings.Contains(c, "monkey") {
+					t.Errorf("the phone ran %q on the helper's path", c)
+				}
+			}
 			if helperListening(t, env) {
 				t.Errorf("the helper still listens on @%s after phonepilot run ended", helper.SocketName())
 			}

@@ -3,12 +3,14 @@ package adb
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
 
 	"phonepilot/apps"
 	"phonepilot/device"
+	"phonepilot/device/adb/helper"
 )
 
 // LaunchApp starts an app by package name, by a name from the apps table
@@ -27,6 +29,9 @@ func (d *Device) LaunchApp(ctx context.Context, app string) error {
 	if err != nil {
 		return err
 	}
+	if done, err := d.launchViaHelper(ctx, pkg); done {
+		return err
+	}
 	cmd := "monkey -p " + Quote(pkg) + " -c android.intent.category.LAUNCHER 1"
 	out, err := d.run(ctx, d.cfg.Timeouts.Command, cmd)
 	if err != nil {
@@ -40,6 +45,73 @@ func (d *Device) LaunchApp(ctx context.Context, app string) error {
 	}
 	d.log.Debug("launched", "app", app, "package", pkg)
 	return nil
+}
+
+// launchViaHelper starts pkg's launcher activity inside the helper (the
+// activity manager's binder: no `monkey` Java process on the phone) when
+// the helper is the observer and its protocol serves it. done says whether
+// that settled the launch; when it did not, the caller runs `monkey`:
+//
+//   - the helper is not in use (uiautomator, or fallen back for good);
+//   - it is older than helper.LaunchVersion, or this Android build lacks
+//     the members (CodeUnsupported): monkey from now on for this phone;
+//   - it refused or failed this start (CodeRefused, CodeFailed, ...):
+//     monkey for this launch (monkey needs no UiAutomation, so the helper
+//     keeps running for everything else).
+//
+// A helper that dies is restarted once and then given up as for any other
+// request (viaHelper); the launch then goes through monkey. A package with
+// no launcher activity is device.ErrAppNotFound, as monkey's "No
+// activities found" is.
+func (d *Device) launchViaHelper(ctx context.Context, pkg string) (done bool, err error) {
+	l := &d.helper
+	l.mu.Lock()
+	off := l.noLaunch
+	l.mu.Unlock()
+	if off {
+		return false, nil
+	}
+	var component string
+	notServed := false
+	used, err := d.viaHelper(ctx, "launch", d.cfg.Timeouts.Stall, func(ctx context.Context, c *helper.Client) error {
+		if !c.Serves(helper.OpLaunch) {
+			notServed = true
+			return nil
+		}
+		var err error
+		component, err = c.Launch(ctx, pkg)
+		return err
+	})
+	if !used {
+		return false, nil
+	}
+	var he *helper.Error
+	switch {
+	case err == nil && notServed:
+		d.launchOff("the helper's protocol predates launch")
+		return false, nil
+	case err == nil:
+		d.log.Debug("launched through the helper", "package", pkg, "component", component)
+		return true, nil
+	case errors.As(err, &he) && he.Code == helper.CodeNotFound:
+		return true, fmt.Errorf("adb: %s has no launcher activity: %w", pkg, device.ErrAppNotFound)
+	case errors.As(err, &he) && (he.Code == helper.CodeUnsupported || he.Code == helper.CodeBadRequest):
+		d.launchOff(he.Message)
+		return false, nil
+	case errors.As(err, &he):
+		d.log.Warn("the helper did not start the app; launching with monkey", "package", pkg, "err", err)
+		return false, nil
+	}
+	// The phone is gone or frozen, ctx ended, or --observer helper and the helper is down.
+	return true, err
+}
+
+// launchOff sends every later launch on this phone through monkey.
+func (d *Device) launchOff(why string) {
+	d.helper.mu.Lock()
+	d.helper.noLaunch = true
+	d.helper.mu.Unlock()
+	d.log.Warn("the helper cannot start apps on this phone; launching with monkey from now on", "reason", why)
 }
 
 // ResolveApp picks the package to launch for app among the installed

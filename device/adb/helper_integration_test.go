@@ -185,3 +185,129 @@ func TestCheckup(t *testing.T) {
 		})
 	}
 }
+
+// monkeys lists the `monkey` commands the phone's shell ran.
+func monkeys(env *simadb.Env) []string {
+	var out []string
+	for _, c := range env.Phone.CommandLog() {
+		if strings.Contains(c, "monkey") {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func front(t *testing.T, d *Device) string {
+	t.Helper()
+	f, err := d.Foreground(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f.Package
+}
+
+// On the helper's path an app starts inside the helper (the activity
+// manager's binder): no `monkey` Java process runs on the phone.
+func TestHelperLaunchesWithoutMonkey(t *testing.T) {
+	env, d := openSim(t, sim.Config{}, ObserverAuto)
+	ctx := t.Context()
+	for _, app := range []string{"Settings", "淘宝", "com.google.android.deskclock"} {
+		if err := d.LaunchApp(ctx, app); err != nil {
+			t.Fatalf("launch %s: %v", app, err)
+		}
+	}
+	if got := front(t, d); got != "com.google.android.deskclock" {
+		t.Fatalf("in front after the launches: %s", got)
+	}
+	if m := monkeys(env); len(m) != 0 {
+		t.Fatalf("the phone ran monkey on the helper's path: %q", m)
+	}
+	if o := d.Observer(); o.Name != "helper" || env.Phone.HelperStarts() != 1 {
+		t.Fatalf("observer %+v after %d helper starts", o, env.Phone.HelperStarts())
+	}
+	// A package the phone lists but that has nothing to launch: the
+	// helper's "no launcher activity" is device.ErrAppNotFound, as monkey's
+	// "No activities found" is.
+	err := d.LaunchApp(ctx, "com.android.systemui")
+	if !errors.Is(err, device.ErrAppNotFound) {
+		t.Fatalf("launch of a package without a launcher activity: %v; want ErrAppNotFound", err)
+	}
+	if m := monkeys(env); len(m) != 0 {
+		t.Fatalf("monkey ran for it: %q", m)
+	}
+	// The uiautomator path keeps monkey.
+	envU, dU := openSim(t, sim.Config{}, ObserverUIAutomator)
+	if err := dU.LaunchApp(ctx, "Settings"); err != nil {
+		t.Fatal(err)
+	}
+	if m := monkeys(envU); len(m) != 1 || !strings.Contains(m[0], "monkey -p com.android.settings") {
+		t.Fatalf("uiautomator path: monkey commands %q; want one for Settings", m)
+	}
+}
+
+// When the helper cannot start the app the launch goes through monkey:
+// a helper of protocol 1 (it is not asked, and stays in use for the rest),
+// one whose starts the activity manager refuses (monkey for that launch),
+// and one that dies (restarted once; dead again, given up for good, and
+// the launch is monkey's).
+func TestHelperLaunchFallsBackToMonkey(t *testing.T) {
+	for _, mode := range []string{sim.HelperOld, sim.HelperNoLaunch, sim.HelperRefuse} {
+		t.Run(mode, func(t *testing.T) {
+			env, d := openSim(t, sim.Config{Helper: mode}, ObserverAuto)
+			ctx := t.Context()
+			for _, app := range []string{"Settings", "Contacts"} {
+				if err := d.LaunchApp(ctx, app); err != nil {
+					t.Fatalf("launch %s: %v", app, err)
+				}
+			}
+			if got := front(t, d); got != "com.android.contacts" {
+				t.Fatalf("in front: %s", got)
+			}
+			if m := monkeys(env); len(m) != 2 || !strings.Contains(m[0], "monkey -p com.android.settings") {
+				t.Fatalf("monkey commands %q; want one per launch", m)
+			}
+			o := d.Observer()
+			if mode == sim.HelperRefuse {
+				if o.Name != "uiautomator" {
+					t.Fatalf("observer %+v; want uiautomator after the helper could not start", o)
+				}
+				return
+			}
+			// The helper itself is fine: it stays the observer, started once.
+			if o.Name != "helper" || o.Switches != 0 || env.Phone.HelperStarts() != 1 {
+				t.Fatalf("observer %+v after %d helper starts; want the helper, never restarted", o, env.Phone.HelperStarts())
+			}
+			if _, err := d.Scene(ctx); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	t.Run("dies", func(t *testing.T) {
+		// Each helper dies at its second request.
+		env, d := openSim(t, sim.Config{Helper: "crash-after=1"}, ObserverAuto)
+		ctx := t.Context()
+		if _, err := d.Scene(ctx); err != nil {
+			t.Fatal(err)
+		}
+		// The first helper dies at the launch; the restarted one starts the app.
+		if err := d.LaunchApp(ctx, "Settings"); err != nil {
+			t.Fatal(err)
+		}
+		if m := monkeys(env); len(m) != 0 || env.Phone.HelperStarts() != 2 || front(t, d) != "com.android.settings" {
+			t.Fatalf("after a death at launch: monkey %q, %d helper starts, %s in front; want the restarted helper's launch", m, env.Phone.HelperStarts(), front(t, d))
+		}
+		// The restarted one dies too: uiautomator for good, and monkey launches.
+		if _, err := d.Scene(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := d.LaunchApp(ctx, "Clock"); err != nil {
+			t.Fatal(err)
+		}
+		if m := monkeys(env); len(m) != 1 || !strings.Contains(m[0], "monkey -p com.google.android.deskclock") || front(t, d) != "com.google.android.deskclock" {
+			t.Fatalf("after the helper was given up: monkey %q, %s in front", m, front(t, d))
+		}
+		if o := d.Observer(); o.Name != "uiautomator" || o.Switches != 1 {
+			t.Fatalf("observer %+v", o)
+		}
+	})
+}

@@ -97,6 +97,7 @@ type helperLink struct {
 	mu        sync.Mutex
 	proc      *helperProc
 	restarted bool
+	noLaunch  bool   // launches go through monkey (the helper cannot start apps here)
 	off       bool   // fallen back (or never to be used)
 	reason    string // why off
 	offErr    error  // the failure that turned it off

@@ -194,12 +194,15 @@ func (d *Device) Key(ctx context.Context, k device.Key) error {
 	return nil
 }
 
-// LaunchApp starts an app by package or label (either locale).
+// LaunchApp starts an app by package or label (either locale), charged
+// what device/adb's launch costs on the path: `monkey` (a Java process) on
+// uiautomator's and the portal's, the helper's own start through the
+// activity manager on the helper's (paths.go).
 func (d *Device) LaunchApp(ctx context.Context, app string) error {
 	if err := ctxErr(ctx, "launch"); err != nil {
 		return err
 	}
-	if err := d.p.charge(ctx, launcher(d.obs), chargeInput); err != nil {
+	if err := d.p.charge(ctx, d.obs, chargeLaunch); err != nil {
 		return fmt.Errorf("sim launch: %w", err)
 	}
 	d.p.mu.Lock()

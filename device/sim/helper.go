@@ -29,16 +29,22 @@ const (
 	HelperOK     = ""       // starts and serves
 	HelperRefuse = "refuse" // app_process fails (a vendor build that will not run it)
 	HelperHeld   = "held"   // another tool holds the UiAutomation
-	helperCrash  = "crash-after="
+	// HelperOld is a helper of protocol version 1, before it could start
+	// apps: it answers a launch as an unknown request.
+	HelperOld = "old"
+	// HelperNoLaunch is a helper whose starts the activity manager refuses
+	// (START_PERMISSION_DENIED: a vendor build that bars the shell).
+	HelperNoLaunch = "launch-refused"
+	helperCrash    = "crash-after="
 )
 
 // HelperModes names the behaviours for flags and errors.
-const HelperModes = `"" (works), refuse, held, crash-after=N (each helper dies after N requests)`
+const HelperModes = `"" (works), refuse, held, old (protocol 1: no launch), launch-refused, crash-after=N (each helper dies after N requests)`
 
 // parseHelperMode checks a Config.Helper value; crashAfter is 0 unless crash-after=N.
 func parseHelperMode(s string) (crashAfter int, err error) {
 	switch s {
-	case HelperOK, HelperRefuse, HelperHeld:
+	case HelperOK, HelperRefuse, HelperHeld, HelperOld, HelperNoLaunch:
 		return 0, nil
 	}
 	if n, ok := strings.CutPrefix(s, helperCrash); ok {
@@ -293,7 +299,11 @@ func (p *Phone) DialAbstract(name string) (io.ReadWriteCloser, error) {
 			p.mu.Unlock()
 		}()
 		b := &helperBackend{p: p, h: h}
-		err := helper.Serve(server, helper.Hello{Proto: helper.ProtocolVersion, SDK: 34, PID: h.pid}, b, true)
+		proto := helper.ProtocolVersion
+		if p.cfg.Helper == HelperOld {
+			proto = 1
+		}
+		err := helper.Serve(server, helper.Hello{Proto: proto, SDK: 34, PID: h.pid}, b, true)
 		if err == helper.ErrQuit {
 			h.stop(0)
 		}
@@ -437,6 +447,36 @@ func (b *helperBackend) FrontApp() (string, error) {
 	defer b.p.mu.Unlock()
 	pkg, _ := b.p.focusedWindow()
 	return pkg, nil
+}
+
+// Launch starts the package's launcher activity as the helper does
+// (Starter.java: the activity manager's binder, no Java process), charged
+// the helper's launch (paths.go). A package the phone does not have is the
+// helper's "no launcher activity" (CodeNotFound); launch-refused plays an
+// activity manager that refuses the shell.
+func (b *helperBackend) Launch(pkg string) (string, error) {
+	if err := b.request(); err != nil {
+		return "", err
+	}
+	p := b.p
+	if err := p.charge(context.Background(), ObserverHelper, chargeLaunch); err != nil {
+		return "", err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	a := p.app(pkg)
+	if a == nil {
+		return "", &helper.Error{Code: helper.CodeNotFound, Message: "no launcher activity in " + pkg + " (not installed, or nothing to launch)"}
+	}
+	component := pkg + "/" + a.launchActivity()
+	if p.cfg.Helper == HelperNoLaunch {
+		return "", &helper.Error{Code: helper.CodeRefused, Message: "the activity manager did not start " + component + ": START_PERMISSION_DENIED (-94) (simulated: sim helper=launch-refused)"}
+	}
+	p.act(false, func() {
+		p.closePopup("launch")
+		p.launch(a)
+	})
+	return component, nil
 }
 
 // blackLike is a black frame of img's size (opaque).

@@ -68,8 +68,11 @@ func (s span) Max() time.Duration { return s.base + s.jitter }
 // pathCosts is what one path charges.
 type pathCosts struct {
 	tree  span // one read of the UI tree
-	input span // one input: tap, key, swipe (plus the gesture's own length), text, launch
-	frame span // one screenshot as the path's driver takes it (raw on adb)
+	input span // one input: tap, key, swipe (plus the gesture's own length), text
+	// launch is one app launch; input when zero (device/adb's `monkey`, a
+	// Java process like each `input` command).
+	launch span
+	frame  span // one screenshot as the path's driver takes it (raw on adb)
 	// png is one screenshot encoded as a PNG on the phone (`screencap -p`,
 	// what Open-AutoGLM and Midscene take); frame when zero.
 	png span
@@ -96,6 +99,11 @@ var costs = map[Observer]pathCosts{
 		input:   span{6 * time.Millisecond, 0},
 		frame:   span{50 * time.Millisecond, 100 * time.Millisecond},
 		counter: span{5 * time.Millisecond, 0},
+		// The helper starts the activity itself through the activity
+		// manager's binder: 7–12 ms for a running process asked to start
+		// one (TermuxAm#9), plus the 5 ms request and reply the counter
+		// read is charged.
+		launch: span{12 * time.Millisecond, 5 * time.Millisecond},
 	},
 	ObserverPortal: {
 		tree:  span{300 * time.Millisecond, 300 * time.Millisecond},
@@ -106,22 +114,12 @@ var costs = map[Observer]pathCosts{
 	ObserverOracle: {free: true},
 }
 
-// launcher is the path a launch takes on path o. device/adb starts an app
-// with `monkey -p PKG -c android.intent.category.LAUNCHER 1` through the
-// shell whatever the observer: a Java process, as each `input` command is
-// (the same source, mobile-next/mobile-mcp PR #430), so on the helper's
-// path a launch costs what it costs on uiautomator's (the helper injects
-// input; it does not start activities).
-func launcher(o Observer) Observer {
-	if o == ObserverHelper {
-		return ObserverUIAutomator
-	}
-	return o
-}
-
 // Costs is what a path charges, for a benchmark's floor and its peers.
 type Costs struct {
 	Tree, Input, Frame, PNG, Counter struct{ Min, Max time.Duration }
+	// Launch is one app launch (Input's `monkey` where the path has no
+	// launch of its own).
+	Launch struct{ Min, Max time.Duration }
 	// IdleWait: a tree read waits for idle and fails while animating.
 	IdleWait bool
 }
@@ -136,6 +134,7 @@ func CostsOf(o Observer) Costs {
 	set(&out.Frame, c.frame)
 	set(&out.PNG, c.pngSpan())
 	set(&out.Counter, c.counter)
+	set(&out.Launch, c.launchSpan())
 	out.IdleWait = c.idleWait
 	return out
 }
@@ -149,11 +148,22 @@ const (
 	chargeInput
 	chargeFrame
 	chargeCounter
+	// chargeLaunch is an app launch on a path with a launch of its own (the
+	// helper's); elsewhere it is an input (monkey) and counts as one.
+	chargeLaunch
 	nChargeKinds
 	// chargePNG is a screenshot encoded as a PNG: a frame (it counts and
 	// draws its jitter as one) at the png cost.
 	chargePNG = nChargeKinds
 )
+
+// launchSpan is what an app launch costs on the path.
+func (c pathCosts) launchSpan() span {
+	if c.launch == (span{}) {
+		return c.input
+	}
+	return c.launch
+}
 
 // pngSpan is what a PNG screenshot costs on the path.
 func (c pathCosts) pngSpan() span {
@@ -171,6 +181,9 @@ func (p *Phone) cost(o Observer, k chargeKind) time.Duration {
 	png := k == chargePNG
 	if png {
 		k = chargeFrame
+	}
+	if k == chargeLaunch && costs[o].launch == (span{}) {
+		k = chargeInput // monkey: a Java process, drawn and counted as an input
 	}
 	p.charged[k]++
 	if !p.prof.timed {
@@ -190,6 +203,8 @@ func (p *Phone) cost(o Observer, k chargeKind) time.Duration {
 		}
 	case chargeCounter:
 		s = c.counter
+	case chargeLaunch:
+		s = c.launch
 	}
 	return s.draw(p.cfg.Seed, p.charged[k], uint64(k)*0x94d049bb133111eb)
 }

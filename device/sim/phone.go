@@ -150,6 +150,7 @@ type Phone struct {
 	granted   []grant // permissions granted, in order
 	hostile   hostileState
 	helpers   helperState // phonepilot's helper processes (helper.go); not reset
+	cmdLog    []string    // the shell's command lines, newest last (CommandLog); not reset
 }
 
 type focusKey struct{ screen, field string }

@@ -238,6 +238,12 @@ func parseLine(line string) ([]listItem, error) {
 // and `exec:` run in a PTY; `shell,v2,raw:` does not), which matters to
 // `uiautomator dump /dev/tty`.
 func (p *Phone) Exec(ctx context.Context, cmdline string, tty bool, stdout, stderr io.Writer) int {
+	p.mu.Lock()
+	if len(p.cmdLog) >= maxCmdLog {
+		p.cmdLog = append(p.cmdLog[:0], p.cmdLog[len(p.cmdLog)-maxCmdLog/2:]...)
+	}
+	p.cmdLog = append(p.cmdLog, cmdline)
+	p.mu.Unlock()
 	items, err := parseLine(cmdline)
 	if err != nil {
 		fmt.Fprintf(stderr, "/system/bin/sh: %v\n", err)
@@ -258,6 +264,18 @@ func (p *Phone) Exec(ctx context.Context, cmdline string, tty bool, stdout, stde
 		}
 	}
 	return status
+}
+
+// maxCmdLog bounds CommandLog (the older half goes when it is full).
+const maxCmdLog = 4096
+
+// CommandLog lists the command lines the phone's shell ran (adb shell,
+// exec:), oldest first: what a driver made the phone run, for tests (a
+// launch through the helper runs no `monkey`).
+func (p *Phone) CommandLog() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.cmdLog...)
 }
 
 // exitShell is returned by the exit builtin, which stores its code in the

@@ -52,7 +52,8 @@ func (p *Phone) popupName() string {
 	return "permission"
 }
 
-// ControlHandler serves GET /state (the state JSON), POST /reset (a
+// ControlHandler serves GET /state (the state JSON), GET /commands (the
+// shell's command lines, CommandLog), POST /reset (a
 // fresh phone, same configuration) and POST /permission-dialog (the
 // notification-permission request over the app in front) and POST
 // /helper/kill (phonepilot's helper dies) for `phonepilot sim --control`.
@@ -66,6 +67,10 @@ func (p *Phone) ControlHandler() http.Handler {
 		}
 		w.Header().Set("Content-Type", "application/json")
 		w.Write(b)
+	})
+	mux.HandleFunc("GET /commands", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"commands": p.CommandLog()})
 	})
 	mux.HandleFunc("POST /reset", func(w http.ResponseWriter, r *http.Request) {
 		p.Reset()

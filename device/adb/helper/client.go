@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"image"
 	"io"
+	"strings"
 	"sync"
 	"time"
 )
@@ -238,6 +239,37 @@ func (c *Client) Key(ctx context.Context, keycode int) error {
 func (c *Client) FrontApp(ctx context.Context) (string, error) {
 	r, err := c.call(ctx, OpFrontApp, nil)
 	return string(r), err
+}
+
+// Serves reports whether the helper's protocol version serves op.
+func (c *Client) Serves(op Op) bool {
+	return servedBy(op, c.hello.Proto)
+}
+
+func servedBy(op Op, proto int) bool {
+	if op == OpLaunch {
+		return proto >= LaunchVersion
+	}
+	return true
+}
+
+// Launch starts the package's launcher activity inside the helper, through
+// the activity manager (no `monkey` or `am` process on the phone), and
+// returns the component it started ("pkg/class"). A package with no
+// launcher activity (not installed) is CodeNotFound; a start the system
+// refused is CodeRefused with its reason; a build whose framework lacks the
+// members is CodeUnsupported. A helper older than LaunchVersion is not
+// asked: ErrNotServed.
+func (c *Client) Launch(ctx context.Context, pkg string) (string, error) {
+	if !c.Serves(OpLaunch) {
+		return "", fmt.Errorf("%w (launch needs %d, the helper speaks %d)", ErrNotServed, LaunchVersion, c.hello.Proto)
+	}
+	r, err := c.call(ctx, OpLaunch, []byte(pkg))
+	if err != nil {
+		return "", err
+	}
+	component, _, _ := strings.Cut(string(r), " ")
+	return component, nil
 }
 
 // Quit asks the helper to exit.

@@ -65,6 +65,12 @@ func (f *fakeBackend) Swipe(x1, y1, x2, y2 int, d time.Duration) error {
 }
 func (f *fakeBackend) Key(k int) error           { return f.tap(fmt.Sprint("key ", k)) }
 func (f *fakeBackend) FrontApp() (string, error) { return "com.example.notes", nil }
+func (f *fakeBackend) Launch(pkg string) (string, error) {
+	if pkg != "com.example.notes" {
+		return "", &Error{Code: CodeNotFound, Message: "no launcher activity in " + pkg + " (not installed, or nothing to launch)"}
+	}
+	return "com.example.notes/com.example.notes.Main", f.tap("launch " + pkg)
+}
 func (f *fakeBackend) Changes() (uint64, time.Duration) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -103,7 +109,7 @@ func TestClientAgainstServe(t *testing.T) {
 		b.changes++
 		b.mu.Unlock()
 	})
-	if got := strings.Join(b.taps, "|"); got != "tap 10 20|swipe 0 0 10 10 20ms|key 4" {
+	if got := strings.Join(b.taps, "|"); got != "launch com.example.notes|tap 10 20|swipe 0 0 10 10 20ms|key 4" {
 		t.Errorf("injected %q", got)
 	}
 }
@@ -113,6 +119,7 @@ func TestDialRejectsWhatIsNotTheHelper(t *testing.T) {
 		"nothing":       nil,
 		"other program": []byte("HTTP/1.1 400 Bad Request\r\n\r\n"),
 		"wrong version": frame(OpHello, "phonepilot-helper proto=9 sdk=34 pid=1"),
+		"version 0":     frame(OpHello, "phonepilot-helper proto=0 sdk=34 pid=1"),
 		"not a hello":   frame(OpTree, "x"),
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -127,6 +134,36 @@ func TestDialRejectsWhatIsNotTheHelper(t *testing.T) {
 				t.Fatal("Dial accepted it")
 			}
 		})
+	}
+}
+
+// A version-1 helper (before OpLaunch) is still spoken to: its other
+// requests work, Launch is not sent (ErrNotServed), and such a helper
+// answers the request as an unknown type if a client sends it anyway.
+func TestOldHelperIsNotAskedToLaunch(t *testing.T) {
+	a, b := net.Pipe()
+	fb := &fakeBackend{}
+	go Serve(b, Hello{Proto: 1, SDK: 34, PID: 7}, fb, true)
+	ctx := context.Background()
+	c, err := Dial(ctx, a)
+	if err != nil {
+		t.Fatalf("a version-1 helper: %v", err)
+	}
+	if c.Serves(OpLaunch) {
+		t.Fatal("a version-1 helper said to serve launch")
+	}
+	if _, err := c.Launch(ctx, "com.example.notes"); !errors.Is(err, ErrNotServed) {
+		t.Fatalf("launch on a version-1 helper: %v, want ErrNotServed", err)
+	}
+	if len(fb.taps) != 0 {
+		t.Fatalf("the version-1 helper launched: %v", fb.taps)
+	}
+	var he *Error
+	if _, err := c.call(ctx, OpLaunch, []byte("com.example.notes")); !errorsAs(err, &he) || he.Code != CodeBadRequest || len(fb.taps) != 0 {
+		t.Fatalf("a version-1 helper sent launch: %v (launched %v)", err, fb.taps)
+	}
+	if err := c.Tap(ctx, 1, 2); err != nil || c.Broken() {
+		t.Fatalf("tap on a version-1 helper: %v", err)
 	}
 }
 

@@ -236,6 +236,16 @@ func conformance(t *testing.T, dial func() Conn, fireEvent func()) {
 	if h := c.Hello(); h.Proto != ProtocolVersion || h.PID == 0 {
 		t.Fatalf("hello %+v", h)
 	}
+	if !c.Serves(OpLaunch) {
+		t.Fatalf("a version %d helper does not serve launch", c.Hello().Proto)
+	}
+	if cmp, err := c.Launch(ctx, "com.example.notes"); err != nil || cmp != "com.example.notes/com.example.notes.Main" {
+		t.Fatalf("launch = %q, %v", cmp, err)
+	}
+	var nf *Error
+	if _, err := c.Launch(ctx, "com.example.none"); !errorsAs(err, &nf) || nf.Code != CodeNotFound || !strings.Contains(nf.Message, "no launcher activity in com.example.none") {
+		t.Fatalf("launch of an unknown package: %v", err)
+	}
 	xml, n0, err := c.Tree(ctx, TreeClassic)
 	if err != nil {
 		t.Fatal(err)

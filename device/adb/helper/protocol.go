@@ -9,8 +9,18 @@ import (
 	"strings"
 )
 
-// ProtocolVersion is the version this package speaks (Protocol.java VERSION).
-const ProtocolVersion = 1
+// ProtocolVersion is the newest version this package speaks (Protocol.java
+// VERSION). 1: the first set of requests; 2: adds OpLaunch and the codes
+// CodeRefused and CodeUnsupported.
+const ProtocolVersion = 2
+
+// MinProtocolVersion is the oldest helper this package still talks to: it
+// sends such a helper only what its version serves (Client.Launch answers
+// ErrNotServed instead of sending OpLaunch to a version-1 helper).
+const MinProtocolVersion = 1
+
+// LaunchVersion is the first version that serves OpLaunch.
+const LaunchVersion = 2
 
 // Op is a request (and its reply's) type byte.
 type Op byte
@@ -27,6 +37,7 @@ const (
 	OpKey        Op = 'K'
 	OpFrontApp   Op = 'A'
 	OpChanges    Op = 'C'
+	OpLaunch     Op = 'O' // version 2
 	OpQuit       Op = 'Q'
 	opError      Op = 'E'
 )
@@ -42,6 +53,12 @@ const (
 	CodeNoWindow   Code = 4
 	CodeFailed     Code = 5
 	CodeNotFound   Code = 6
+	// CodeRefused (version 2): the system refused what was asked (an
+	// activity start: the activity manager's result or SecurityException).
+	CodeRefused Code = 7
+	// CodeUnsupported (version 2): this Android build lacks a framework
+	// member the request needs (found by reflection).
+	CodeUnsupported Code = 8
 )
 
 func (c Code) String() string {
@@ -58,6 +75,10 @@ func (c Code) String() string {
 		return "failed"
 	case CodeNotFound:
 		return "not found"
+	case CodeRefused:
+		return "refused"
+	case CodeUnsupported:
+		return "unsupported"
 	}
 	return "code " + strconv.Itoa(int(c))
 }
@@ -81,6 +102,10 @@ type Error struct {
 }
 
 func (e *Error) Error() string { return "helper: " + e.Code.String() + ": " + e.Message }
+
+// ErrNotServed: the helper's protocol version predates the request (it
+// was not sent).
+var ErrNotServed = errors.New("helper: request not served by this helper's protocol version")
 
 // ErrFrameTooLarge: a frame announced a length past the limit.
 var ErrFrameTooLarge = errors.New("helper: frame over the size limit")
@@ -163,8 +188,8 @@ func ParseHello(s string) (Hello, error) {
 			h.PID = n
 		}
 	}
-	if h.Proto != ProtocolVersion {
-		return h, fmt.Errorf("helper: speaks protocol %d, phonepilot speaks %d", h.Proto, ProtocolVersion)
+	if h.Proto < MinProtocolVersion || h.Proto > ProtocolVersion {
+		return h, fmt.Errorf("helper: speaks protocol %d, phonepilot speaks %d to %d", h.Proto, MinProtocolVersion, ProtocolVersion)
 	}
 	return h, nil
 }

@@ -25,6 +25,9 @@ type Backend interface {
 	// Changes counts the screen's changes (the helper counts accessibility
 	// events) and says how long ago the last one was.
 	Changes() (uint64, time.Duration)
+	// Launch starts the package's launcher activity and returns the
+	// component ("pkg/class"); an unknown package is a CodeNotFound *Error.
+	Launch(pkg string) (string, error)
 }
 
 // ErrQuit is returned by Serve when the client asked the helper to exit.
@@ -32,7 +35,8 @@ var ErrQuit = errors.New("helper: quit requested")
 
 // Serve plays the helper on one client stream, as Server.java does: the
 // hello first, then one reply per request, with the same error replies and
-// size limits. It returns nil when the client closes the stream, ErrQuit
+// size limits. A hello with an older protocol version plays that
+// version's helper (requests it did not serve are unknown types). It returns nil when the client closes the stream, ErrQuit
 // after a quit request, and the stream's error otherwise.
 func Serve(rw io.ReadWriter, hello Hello, b Backend, extrasByDefault bool) error {
 	if err := writeFrame(rw, OpHello, []byte(hello.String())); err != nil {
@@ -90,6 +94,10 @@ func (p *payload) int32() int {
 
 func serveOne(op Op, raw []byte, hello Hello, b Backend, extrasByDefault bool) ([]byte, error) {
 	p := &payload{b: raw}
+	if !servedBy(op, hello.Proto) {
+		// An older helper does not know the request (Server.java's default).
+		return nil, &Error{Code: CodeBadRequest, Message: fmt.Sprintf("unknown request type %d", byte(op))}
+	}
 	ms := func(v int) (time.Duration, error) {
 		if v < 0 || v > 60000 {
 			return 0, &Error{Code: CodeBadRequest, Message: fmt.Sprintf("duration %d ms is outside 0..60000", v)}
@@ -166,6 +174,16 @@ func serveOne(op Op, raw []byte, hello Hello, b Backend, extrasByDefault bool) (
 		n, since := b.Changes()
 		out := binary.BigEndian.AppendUint64(nil, n)
 		return binary.BigEndian.AppendUint64(out, uint64(since.Milliseconds())), nil
+	case OpLaunch:
+		if len(p.b) == 0 {
+			return nil, &Error{Code: CodeBadRequest, Message: "no package named"}
+		}
+		component, err := b.Launch(string(p.b))
+		if err != nil {
+			return nil, err
+		}
+		// As Starter.java: the component and the activity manager's result (START_SUCCESS).
+		return []byte(component + " 0"), nil
 	case OpQuit:
 		return nil, nil
 	}

@@ -33,6 +33,19 @@ public final class World {
     public static volatile int cacheClears;
     /** Abstract socket names bound by the fake LocalServerSocket. */
     public static final Map<String, android.net.LocalServerSocket> sockets = new HashMap<String, android.net.LocalServerSocket>();
+    /** The binder interfaces Starter reaches (Framework's classes), and what they answer. */
+    public static volatile Object packageManager;
+    public static volatile Object activityManager;
+    public static volatile Object activityTaskManager;
+    /** Which static handed out the activity manager. */
+    public static volatile String amVia;
+    public static volatile int currentUser;
+    /** Launcher activities by package. */
+    public static final Map<String, List<String>> launchers = new HashMap<String, List<String>>();
+    public static final List<String> pmCalls = new ArrayList<String>();
+    public static final List<String> started = new ArrayList<String>();
+    public static volatile int startResult;
+    public static volatile RuntimeException startThrows;
 
     public static synchronized void reset() {
         root = null;
@@ -48,6 +61,16 @@ public final class World {
         connectFlags = -1;
         serviceFlags = 0;
         cacheClears = 0;
+        packageManager = new Framework.Pm33();
+        activityManager = new Framework.AmBoth();
+        activityTaskManager = new Framework.Atm30();
+        amVia = null;
+        currentUser = 0;
+        launchers.clear();
+        pmCalls.clear();
+        started.clear();
+        startResult = 0;
+        startThrows = null;
         android.os.Build.VERSION.SDK_INT = 34;
     }
 

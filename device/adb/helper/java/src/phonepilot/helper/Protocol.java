@@ -14,8 +14,13 @@ import java.io.IOException;
 final class Protocol {
     private Protocol() {}
 
-    /** Version of this protocol; the hello carries it. */
-    static final int VERSION = 1;
+    /**
+     * Version of this protocol; the hello carries it. 1: the first set of
+     * requests; 2: adds LAUNCH (and the error codes REFUSED, UNSUPPORTED).
+     * A client reads the version from the hello and sends only what that
+     * version serves (a version-1 helper answers LAUNCH as an unknown type).
+     */
+    static final int VERSION = 2;
 
     static final byte HELLO = 'H';
     static final byte TREE = 'T';
@@ -27,6 +32,8 @@ final class Protocol {
     static final byte KEY = 'K';
     static final byte FRONT_APP = 'A';
     static final byte CHANGES = 'C';
+    /** Version 2: start a package's launcher activity (payload: the package, UTF-8). */
+    static final byte LAUNCH = 'O';
     static final byte QUIT = 'Q';
     static final byte ERROR = 'E';
 
@@ -37,6 +44,10 @@ final class Protocol {
     static final byte E_NO_WINDOW = 4;
     static final byte E_FAILED = 5;
     static final byte E_NOT_FOUND = 6;
+    /** Version 2: the system refused what was asked (an activity start, with its result). */
+    static final byte E_REFUSED = 7;
+    /** Version 2: this Android build lacks a framework member the request needs. */
+    static final byte E_UNSUPPORTED = 8;
 
     /** Largest request frame accepted (a set-text of a long text fits). */
     static final int MAX_REQUEST = 1 << 20;

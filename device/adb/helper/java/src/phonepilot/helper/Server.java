@@ -151,6 +151,11 @@ final class Server {
         } catch (RuntimeException e) {
             Protocol.writeError(out, Protocol.E_FAILED, e.toString());
             return true;
+        } catch (LinkageError e) {
+            // A framework member this build lacks (NoSuchMethodError, NoSuchFieldError...):
+            // this request cannot be served here, the others still can.
+            Protocol.writeError(out, Protocol.E_UNSUPPORTED, e.toString());
+            return true;
         }
         if (reply == null) {
             Protocol.writeError(out, Protocol.E_BAD_REQUEST, "unknown request type " + (f.type & 0xff));
@@ -214,6 +219,8 @@ final class Server {
                 System.arraycopy(Protocol.int64(automation.sinceLastChange()), 0, out, 8, 8);
                 return out;
             }
+            case Protocol.LAUNCH:
+                return Protocol.utf8(Starter.launch(r.rest()));
             case Protocol.QUIT:
                 return EMPTY;
             default:

@@ -53,6 +53,7 @@ public final class HelperTest {
         dialects();
         treeLimit();
         serverProtocol();
+        launch();
         held();
         usage();
         idleExit();
@@ -446,7 +447,7 @@ public final class HelperTest {
 
         Client c = new Client("pp-test");
         Frame hello = c.read();
-        equal("hello first", "H phonepilot-helper proto=1 sdk=34 pid=4242", (char) hello.type + " " + str(hello.payload, 0));
+        equal("hello first", "H phonepilot-helper proto=2 sdk=34 pid=4242", (char) hello.type + " " + str(hello.payload, 0));
 
         Frame t = c.call('T', ints(Protocol.TREE_EXPLICIT));
         equal("tree reply type", (int) 'T', (int) t.type);
@@ -511,7 +512,7 @@ public final class HelperTest {
         equal("app in front", "com.example.notes", str(c.call('A', new byte[0]).payload, 0));
         equal("unknown request", "1 unknown request type 90", errorOf(c.call('Z', new byte[0])));
         check("short payload", String.valueOf(errorOf(c.call('P', ints(1)))).startsWith("1 payload too short"), "");
-        equal("hello again on request", "phonepilot-helper proto=1 sdk=34 pid=4242", str(c.call('H', new byte[0]).payload, 0));
+        equal("hello again on request", "phonepilot-helper proto=2 sdk=34 pid=4242", str(c.call('H', new byte[0]).payload, 0));
 
         World.root = null;
         equal("null root retried, then an error", "4 no active window (null root after 5 tries)", errorOf(c.call('T', new byte[0])));
@@ -569,6 +570,103 @@ public final class HelperTest {
         byte[] out = Arrays.copyOf(a, a.length + b.length);
         System.arraycopy(b, 0, out, a.length, b.length);
         return out;
+    }
+
+    // ---- LAUNCH (protocol 2): resolve the launcher activity, start it through the activity manager ----
+
+    private static final String NOTES = "com.example.notes";
+    private static final String LAUNCHER_INTENT = "Intent{android.intent.action.MAIN [android.intent.category.LAUNCHER] cmp=com.example.notes/com.example.notes.Main flags=0x10200000}";
+
+    /** One launch on a helper running on release sdk with these fakes; returns the reply ("O ..." or "E code message"). */
+    private static String launchOn(int sdk, Object pm, Object am, Object atm, String pkg) throws Exception {
+        World.reset();
+        World.root = node("r", 0, 0, 1, 1);
+        android.os.Build.VERSION.SDK_INT = sdk;
+        World.packageManager = pm;
+        World.activityManager = am;
+        World.activityTaskManager = atm;
+        World.currentUser = 10;
+        World.launchers.put(NOTES, Arrays.asList("com.example.notes.Main", "com.example.notes.Second"));
+        Running r = start("--socket", "pp-launch-" + sdk);
+        Client c = new Client("pp-launch-" + sdk);
+        c.read();
+        Frame f = c.call('O', pkg.getBytes("UTF-8"));
+        String got = f.type == Protocol.ERROR ? "E " + errorOf(f) : (char) f.type + " " + str(f.payload, 0);
+        c.call('Q', new byte[0]);
+        r.thread.join(5000);
+        return got;
+    }
+
+    private static void launch() throws Exception {
+        String want = "O " + NOTES + "/com.example.notes.Main 0";
+        // API 34: package manager with long flags, IActivityManager from ActivityManager.getService(), the WithFeature start (what `am start` calls).
+        equal("API 34 launch reply", want, launchOn(34, new phonepilot.fakes.Framework.Pm33(), new phonepilot.fakes.Framework.AmBoth(), null, NOTES));
+        equal("API 34 resolves with long flags on the current user", "[query(long) slice user=10 Intent{android.intent.action.MAIN [android.intent.category.LAUNCHER] pkg=com.example.notes flags=0x0}]", World.pmCalls.toString());
+        equal("API 34 activity manager", "ActivityManager.getService", World.amVia);
+        equal("API 34 starts with the feature id, as the shell, on the current user",
+            "[IActivityManager.startActivityAsUserWithFeature com.android.shell " + LAUNCHER_INTENT + " user=-2]", World.started.toString());
+        // API 30: the first release with startActivityAsUserWithFeature.
+        launchOn(30, new phonepilot.fakes.Framework.Pm24(), new phonepilot.fakes.Framework.AmBoth(), null, NOTES);
+        check("API 30 uses WithFeature", World.started.toString().startsWith("[IActivityManager.startActivityAsUserWithFeature "), World.started.toString());
+        // API 29: both exist on a build that backported it, but 29 has only the plain one: the plain one is picked.
+        equal("API 29 launch reply", want, launchOn(29, new phonepilot.fakes.Framework.Pm24(), new phonepilot.fakes.Framework.AmBoth(), null, NOTES));
+        check("API 29 uses startActivityAsUser and int flags",
+            World.started.toString().startsWith("[IActivityManager.startActivityAsUser com.android.shell ") && World.pmCalls.get(0).startsWith("query(int) slice"),
+            World.started + " " + World.pmCalls);
+        // API 23: a List from the package manager, ActivityManagerNative.getDefault() (getService is API 26).
+        equal("API 23 launch reply", want, launchOn(23, new phonepilot.fakes.Framework.Pm21(), new phonepilot.fakes.Framework.AmPlain(), null, NOTES));
+        equal("API 23 activity manager", "ActivityManagerNative.getDefault", World.amVia);
+        check("API 23 plain start", World.started.toString().startsWith("[IActivityManager.startActivityAsUser com.android.shell "), World.started.toString());
+        // A package manager of the other flag width than its release says still answers.
+        equal("long-flag package manager on API 32", want, launchOn(32, new phonepilot.fakes.Framework.Pm33(), new phonepilot.fakes.Framework.AmBoth(), null, NOTES));
+        // API 31 whose IActivityManager lacks both: the activity task manager's startActivityAsUser (with a feature id).
+        equal("API 31 through the task manager", want, launchOn(31, new phonepilot.fakes.Framework.Pm24(), new phonepilot.fakes.Framework.AmNone(), new phonepilot.fakes.Framework.Atm30(), NOTES));
+        check("API 31 task manager start", World.started.toString().startsWith("[IActivityTaskManager.startActivityAsUser com.android.shell "), World.started.toString());
+        // API 28 without a start method (no task manager before 29): unsupported, nothing started.
+        String none = launchOn(28, new phonepilot.fakes.Framework.Pm24(), new phonepilot.fakes.Framework.AmNone(), new phonepilot.fakes.Framework.Atm30(), NOTES);
+        check("no start method: unsupported", none.startsWith("E 8 no startActivityAsUser method"), none);
+        equal("no start method: nothing started", 0, World.started.size());
+        // No package manager at all.
+        String nopm = launchOn(34, null, new phonepilot.fakes.Framework.AmBoth(), null, NOTES);
+        check("no package manager: unsupported", nopm.startsWith("E 8 "), nopm);
+        // An unknown package: not found, nothing started.
+        String unknown = launchOn(34, new phonepilot.fakes.Framework.Pm33(), new phonepilot.fakes.Framework.AmBoth(), null, "com.example.none");
+        equal("unknown package", "E 6 no launcher activity in com.example.none (not installed, or nothing to launch)", unknown);
+        equal("unknown package: nothing started", 0, World.started.size());
+        check("empty package", launchOn(34, new phonepilot.fakes.Framework.Pm33(), new phonepilot.fakes.Framework.AmBoth(), null, "").startsWith("E 1 "), "");
+        // The activity manager's refusals come back with their names.
+        World.reset();
+        final int[] results = {-94, 100, -1};
+        final String[] names = {"START_PERMISSION_DENIED (-94)", "START_SWITCHES_CANCELED (100)", "result -1"};
+        for (int i = 0; i < results.length; i++) {
+            android.os.Build.VERSION.SDK_INT = 34;
+            World.root = node("r", 0, 0, 1, 1);
+            World.launchers.put(NOTES, Arrays.asList("com.example.notes.Main"));
+            World.startResult = results[i];
+            Running r = start("--socket", "pp-refuse-" + i);
+            Client c = new Client("pp-refuse-" + i);
+            c.read();
+            String e = String.valueOf(errorOf(c.call('O', NOTES.getBytes("UTF-8"))));
+            check("refused " + results[i], e.startsWith("7 the activity manager did not start com.example.notes/com.example.notes.Main: " + names[i]), e);
+            c.call('Q', new byte[0]);
+            r.thread.join(5000);
+        }
+        World.startResult = 2; // START_TASK_TO_FRONT: the app was running
+        Running r = start("--socket", "pp-front");
+        Client c = new Client("pp-front");
+        c.read();
+        equal("task brought to front is a launch", "com.example.notes/com.example.notes.Main 2", str(c.call('O', NOTES.getBytes("UTF-8")).payload, 0));
+        World.startResult = 0;
+        World.startThrows = new SecurityException("Permission Denial: starting Intent not exported from uid 10123");
+        String sec = String.valueOf(errorOf(c.call('O', NOTES.getBytes("UTF-8"))));
+        check("a SecurityException is a refusal", sec.startsWith("7 the activity manager refused to start com.example.notes/com.example.notes.Main: java.lang.SecurityException: Permission Denial"), sec);
+        World.startThrows = new IllegalStateException("boom");
+        check("another exception is a failure", String.valueOf(errorOf(c.call('O', NOTES.getBytes("UTF-8")))).startsWith("5 "), "");
+        World.startThrows = null;
+        equal("the helper still serves after refusals", (int) 'O', (int) c.call('O', NOTES.getBytes("UTF-8")).type);
+        c.call('Q', new byte[0]);
+        r.thread.join(5000);
+        World.reset();
     }
 
     private static void held() throws Exception {

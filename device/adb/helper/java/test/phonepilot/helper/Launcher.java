@@ -10,7 +10,8 @@ import phonepilot.fakes.World;
 
 /**
  * Runs the shipped helper (enjarify'd) on the JVM over a fake phone with one
- * focused text field, for the Go client's conformance test. Prints
+ * focused text field and one launchable app, for the Go client's
+ * conformance test. Prints
  * "PORT n" once the fake abstract socket listens, then "READY ..." as the
  * helper does; a line "event" on stdin fires an accessibility event; the
  * process ends when the helper exits (quit or idle).
@@ -37,6 +38,8 @@ public final class Launcher {
         field.bottom = 200;
         root.children.add(field);
         World.root = root;
+        // Launchable: com.example.notes (its launcher activity .Main); the activity manager answers START_SUCCESS.
+        World.launchers.put("com.example.notes", java.util.Arrays.asList("com.example.notes.Main"));
         World.screenshot = new android.graphics.Bitmap(2, 2, android.graphics.Bitmap.Config.ARGB_8888,
             new byte[] {1, 2, 3, (byte) 255, 4, 5, 6, (byte) 255, 7, 8, 9, (byte) 255, 10, 11, 12, (byte) 255});
         final String name = "phonepilot-helper-jvm";

@@ -1,0 +1,5 @@
+package android.content.pm;
+
+/** JVM fake. */
+public class ComponentInfo extends PackageItemInfo {
+}

@@ -1,0 +1,6 @@
+package android.content.pm;
+
+/** JVM fake. */
+public class ResolveInfo {
+    public ActivityInfo activityInfo;
+}

@@ -1,0 +1,5 @@
+package android.os;
+
+/** JVM fake (only its type matters: a parameter of the start methods). */
+public interface IBinder {
+}

@@ -1,0 +1,5 @@
+package android.content.pm;
+
+/** Signature stub (public SDK). */
+public class ActivityInfo extends ComponentInfo {
+}
