@@ -94,6 +94,9 @@ func (h *harness) peerLoop(ctx context.Context, r *run, pr peer) peerResult {
 			continue
 		}
 		failedReads = 0
+		if err := r.clk.Sleep(ctx, pr.turnWait); err != nil {
+			return cancelled()
+		}
 		res.calls += pr.calls
 		m := d.next(sc.Listing(), prev)
 		if m.Finish {

@@ -41,6 +41,9 @@ type peer struct {
 	// calls is its model calls per turn; runCalls the calls a run makes
 	// once, before its first turn (mobile-use's planner).
 	calls, runCalls int
+	// turnWait is what the shell queries it makes beside each turn's
+	// screen read cost (mobile-use's contextor: `dumpsys window`).
+	turnWait time.Duration
 	// retry is its sleep after a failed read: the n-th failure in a row
 	// sleeps retry[n-1], the last one for every failure after.
 	retry []time.Duration
@@ -172,6 +175,15 @@ func peerFor(policy string, observer sim.Observer, delay time.Duration) peer {
 // read (mobilerun/tools/ui/provider.py, _RETRY_DELAYS).
 var droidrunRetry = []time.Duration{time.Second, 2 * time.Second, 3 * time.Second, 5 * time.Second, 8 * time.Second, 10 * time.Second}
 
+// dumpsysWindow is the least an `adb shell dumpsys window` costs an agent
+// that talks to the adb server over its socket (adbutils, as mobile-use
+// does): handsets.dev's benchmark (2026-05-24, Android 15 emulator, n=50)
+// measured `adb shell dumpsys window` at 71.28 ms p50 and `adb shell true`
+// at 27.65 ms p50, each with a fresh adb CLI; the CLI's own share is at
+// most the latter, so 71.28 − 27.65 ≈ 44 ms is the command's (an emulator's
+// adb is no slower than a phone's over USB).
+const dumpsysWindow = 44 * time.Millisecond
+
 // mobileUseSwipe is how long mobile-use's swipe lasts: `input touchscreen
 // swipe … 400` (its swipe tools' and controller's default duration).
 const mobileUseSwipe = 400 * time.Millisecond
@@ -186,16 +198,17 @@ const mobileUseSwipe = 400 * time.Millisecond
 // and sleeps nothing after a tap; its swipe lasts 400 ms. Two model calls
 // a step (cortex, executor), one more a run (the planner) and one more a
 // launch (the hopper that finds the package); a launch is `monkey`, then
-// 1 s, then a `dumpsys window` poll. Typing reads the screen to check the
+// 1 s, then a `dumpsys window` poll; the contextor queries `dumpsys
+// window` (and `date`, not charged) with every read. Typing reads the screen to check the
 // field's focus, taps the field's end to put the cursor there, and reads
 // the screen again to report the field's text.
 func mobileUse() peer {
 	return peer{tree: sim.ObserverHelper, frame: sim.ObserverHelper, input: sim.ObserverUIAutomator,
-		calls: 2, runCalls: 1, retry: []time.Duration{time.Second},
+		calls: 2, runCalls: 1, turnWait: dumpsysWindow, retry: []time.Duration{time.Second},
 		way: func(call tools.Call) peerWay {
 			switch actKind(call) {
 			case tools.ActLaunch:
-				return peerWay{wait: time.Second, commands: 1, calls: 1}
+				return peerWay{wait: time.Second + dumpsysWindow, calls: 1}
 			case tools.ActType:
 				return peerWay{reads: 2, commands: 1}
 			}

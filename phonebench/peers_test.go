@@ -31,6 +31,7 @@ func TestPeersPayWhatTheirSourceSays(t *testing.T) {
 		tree, frame, input       sim.Observer
 		png                      bool
 		calls, runCalls          int
+		turnWait                 time.Duration
 		retry                    []time.Duration
 		tap, scroll, launch, typ peerWay
 	}{
@@ -52,17 +53,21 @@ func TestPeersPayWhatTheirSourceSays(t *testing.T) {
 			tap:   peerWay{wait: 300 * ms}, scroll: peerWay{wait: 800 * ms}, launch: peerWay{wait: 300 * ms}, typ: peerWay{wait: 300 * ms}},
 		// mobile-use: the uiautomator2 server's screenshot and dump (no
 		// idle wait), `input` taps, no sleep after a tap, a 400 ms swipe,
-		// a launch 1 s then a `dumpsys window` poll and the hopper's call,
-		// typing: a read for focus, a tap at the field's end, a read of
-		// the field; the planner's call once a run.
+		// a launch 1 s then a `dumpsys window` poll (44 ms, also beside
+		// every turn's read) and the hopper's call, typing: a read for
+		// focus, a tap at the field's end, a read of the field; the
+		// planner's call once a run.
 		{policy: PolicyMobileUseLoop, tree: sim.ObserverHelper, frame: sim.ObserverHelper, input: sim.ObserverUIAutomator,
-			calls: 2, runCalls: 1, retry: []time.Duration{s},
-			tap: peerWay{}, scroll: peerWay{wait: 100 * ms}, launch: peerWay{wait: s, commands: 1, calls: 1}, typ: peerWay{reads: 2, commands: 1}},
+			calls: 2, runCalls: 1, turnWait: 44 * ms, retry: []time.Duration{s},
+			tap: peerWay{}, scroll: peerWay{wait: 100 * ms}, launch: peerWay{wait: s + 44*ms, calls: 1}, typ: peerWay{reads: 2, commands: 1}},
 	} {
 		pr := peerFor(tc.policy, sim.ObserverHelper, time.Second)
 		if pr.tree != tc.tree || pr.frame != tc.frame || pr.input != tc.input || pr.png != tc.png {
 			t.Errorf("%s reads the tree on %q, frames on %q (png %v), acts on %q; want %q, %q (%v), %q",
 				tc.policy, pr.tree, pr.frame, pr.png, pr.input, tc.tree, tc.frame, tc.png, tc.input)
+		}
+		if pr.turnWait != tc.turnWait {
+			t.Errorf("%s: %v of shell queries beside each turn's read; want %v", tc.policy, pr.turnWait, tc.turnWait)
 		}
 		if pr.calls != tc.calls || pr.runCalls != tc.runCalls {
 			t.Errorf("%s: %d model calls a turn and %d a run; want %d and %d", tc.policy, pr.calls, pr.runCalls, tc.calls, tc.runCalls)
@@ -130,11 +135,11 @@ func TestMobileUseReadsWithoutWaitingForIdle(t *testing.T) {
 	}
 }
 
-// A run of mobile-use makes its planner's call once, two calls (cortex,
-// executor) every turn, and the hopper's call for each launch: Taobao's
-// search launches once.
-func TestMobileUseCountsItsModelCalls(t *testing.T) {
-	rep, err := Run(context.Background(), Options{Seeds: 1, FirstSeed: 1, Profiles: []string{"realistic"}, Locales: []string{"en"},
+// mobileUseSearch runs mobile-use's loop once on taobao.search (seed 1,
+// English) under a profile.
+func mobileUseSearch(t *testing.T, profile string) Record {
+	t.Helper()
+	rep, err := Run(context.Background(), Options{Seeds: 1, FirstSeed: 1, Profiles: []string{profile}, Locales: []string{"en"},
 		Tasks: tasks.Select("taobao.search"), Policies: []string{PolicyMobileUseLoop}, Observer: sim.ObserverHelper, ModelLatency: DefaultModelLatency})
 	if err != nil {
 		t.Fatal(err)
@@ -143,8 +148,27 @@ func TestMobileUseCountsItsModelCalls(t *testing.T) {
 	if i < 0 {
 		t.Fatal("no run of taobao.search")
 	}
-	r := rep.Records[i]
+	return rep.Records[i]
+}
+
+// A run of mobile-use makes its planner's call once, two calls (cortex,
+// executor) every turn, and the hopper's call for each launch: Taobao's
+// search launches once.
+func TestMobileUseCountsItsModelCalls(t *testing.T) {
+	r := mobileUseSearch(t, "realistic")
 	if want := 1 + 2*(r.Steps+1) + 1; !r.Success || r.Calls != want {
 		t.Errorf("mobile-use on taobao.search: success %v, %d steps, %d calls; want a success and %d calls (planner, 2 a turn, the launch's hopper)", r.Success, r.Steps, r.Calls, want)
+	}
+}
+
+// Beside every turn's read mobile-use's contextor asks `dumpsys window`
+// for the app in front: on the fault-free phone, where reads and inputs
+// cost nothing, a run of taobao.search still takes that query's 44 ms a
+// turn, plus its launch's 1 s sleep and poll.
+func TestMobileUsePaysItsContextorQueries(t *testing.T) {
+	r := mobileUseSearch(t, "clean")
+	least := (time.Duration(r.Steps+1)*dumpsysWindow + time.Second + dumpsysWindow).Milliseconds()
+	if !r.Success || r.SimMS < least {
+		t.Errorf("mobile-use on taobao.search, clean: success %v, %d steps in %d ms; want at least %d ms (44 ms a turn, a launch's 1 s and poll)", r.Success, r.Steps, r.SimMS, least)
 	}
 }
