@@ -58,9 +58,10 @@ otherwise (docs/device-helper.md).
 
 --trial then checks the helper against the phone's own uiautomator: one
 ` + "`uiautomator dump`" + `, the helper pushed and started, 20 timed trees each
-compared with that dump, 5 timed screenshots, the helper stopped (its socket
-gone, uiautomator dumping again). Keep the phone on one still screen while
-it runs; --out DIR keeps the dump, the helper's tree and a screenshot to
+compared with that dump, 5 timed screenshots, the app in front started 3
+times through the helper (timed) and once with monkey, the helper stopped
+(its socket gone, uiautomator dumping again). Keep the phone on one still
+screen (a settings page) while it runs; --out DIR keeps the dump, the helper's tree and a screenshot to
 attach with the --json report.`,
 		Example: `  phonepilot doctor --device adb
   phonepilot doctor --device adb:R58M123456 --json
@@ -79,7 +80,7 @@ attach with the --json report.`,
 	cmd.Flags().Lookup("device").DefValue = "adb"
 	cmd.Flags().Set("device", "adb")
 	cmd.Flags().BoolVar(&do.asJSON, "json", false, "print the report as JSON")
-	cmd.Flags().BoolVar(&do.trial, "trial", false, "then run the helper trial: 20 timed trees compared with one uiautomator dump, 5 screenshots, the stop checked")
+	cmd.Flags().BoolVar(&do.trial, "trial", false, "then run the helper trial: 20 timed trees compared with one uiautomator dump, 5 screenshots, 3 timed launches of the app in front, the stop checked")
 	cmd.Flags().StringVar(&do.out, "out", "", "with --trial: write the uiautomator dump, the helper's tree and a screenshot into this directory")
 	return cmd
 }
@@ -166,6 +167,16 @@ func printTrial(out io.Writer, r *adb.TrialReport) {
 	}
 	if r.Shots.Taken > 0 || r.Shots.Error != "" {
 		line(fmt.Sprintf("%d screenshots", r.Shots.Taken), orError(r.Shots.Error, fmt.Sprintf("%dx%d, %v", r.Shots.Width, r.Shots.Height, r.Shots.Time)))
+	}
+	switch {
+	case r.Launch.Started > 0 || r.Launch.Error != "":
+		monkey := fmt.Sprintf("monkey %v", r.Launch.Monkey)
+		if r.Launch.MonkeyError != "" {
+			monkey = "monkey failed: " + r.Launch.MonkeyError
+		}
+		line(fmt.Sprintf("%d launches", r.Launch.Started), orError(r.Launch.Error, fmt.Sprintf("%s: %v; %s", r.Launch.Component, r.Launch.Time, monkey)))
+	case r.Launch.Skipped != "":
+		line("launch", "skipped: "+r.Launch.Skipped)
 	}
 	stop := "its socket is gone and uiautomator dumps again"
 	if !r.Stop.SocketGone {

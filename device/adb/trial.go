@@ -3,6 +3,7 @@ package adb
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"image"
 	"regexp"
@@ -17,18 +18,22 @@ import (
 // doctor --trial`, docs/device-helper.md): one `uiautomator dump` first (the
 // phone allows one UiAutomation, so before the helper holds it), then the
 // helper pushed, started, Trees trees read and timed and each compared with
-// that dump, Shots screenshots timed, the helper stopped, and the stop
+// that dump, Shots screenshots timed, the app in front started Launches
+// times through the helper (timed, then once with `monkey` to compare;
+// starting the app already in front leaves the screen as it is), the
+// helper stopped, and the stop
 // checked (its socket gone, uiautomator dumping again). What only a real
 // phone can tell (the dump dialect, ART, the timings) comes out of it.
 
 // TrialConfig sizes the trial.
 type TrialConfig struct {
-	Trees int // trees read through the helper, each compared with the dump
-	Shots int // screenshots through the helper
+	Trees    int // trees read through the helper, each compared with the dump
+	Shots    int // screenshots through the helper
+	Launches int // starts of the app in front through the helper
 }
 
 // DefaultTrial is the trial docs/device-helper.md asks for.
-var DefaultTrial = TrialConfig{Trees: 20, Shots: 5}
+var DefaultTrial = TrialConfig{Trees: 20, Shots: 5, Launches: 3}
 
 // Millis is a duration reported in milliseconds.
 type Millis float64
@@ -123,6 +128,18 @@ type TrialReport struct {
 		Time   Spread `json:"time"`
 		Error  string `json:"error,omitempty"`
 	} `json:"screenshots"`
+	Launch struct {
+		Package   string `json:"package,omitempty"`   // the app in front, started again
+		Component string `json:"component,omitempty"` // the activity the helper started
+		Started   int    `json:"started"`             // starts through the helper
+		Time      Spread `json:"time"`                // through the helper
+		// Monkey is one `monkey` launch of the same app (what device/adb
+		// runs without the helper), for comparison.
+		Monkey      Millis `json:"monkey_ms,omitempty"`
+		MonkeyError string `json:"monkey_error,omitempty"`
+		Skipped     string `json:"skipped,omitempty"`
+		Error       string `json:"error,omitempty"`
+	} `json:"launch"`
 	Stop struct {
 		SocketGone bool   `json:"socket_gone"`
 		DumpAgain  bool   `json:"uiautomator_dumps_again"`
@@ -251,8 +268,61 @@ func (d *Device) HelperTrial(ctx context.Context, cfg TrialConfig) *TrialReport 
 		}
 	}
 	r.Shots.Time = spreadOf(times)
+	if cfg.Launches > 0 && !c.Broken() {
+		d.trialLaunch(ctx, c, cfg.Launches, r)
+	}
 	d.trialStop(ctx, r)
 	return r.done()
+}
+
+// trialLaunch starts the app in front n times through the helper, timed,
+// then once with monkey. An app in front with no launcher activity (the
+// home screen) skips it: nothing to start that leaves the screen alone.
+func (d *Device) trialLaunch(ctx context.Context, c *helper.Client, n int, r *TrialReport) {
+	cctx, cancel := context.WithTimeout(ctx, d.cfg.Timeouts.Stall)
+	pkg, err := c.FrontApp(cctx)
+	cancel()
+	if err != nil || pkg == "" {
+		r.Launch.Error = fmt.Sprintf("the app in front: %q, %v", pkg, err)
+		r.problem("launch: %s", r.Launch.Error)
+		return
+	}
+	r.Launch.Package = pkg
+	var times []time.Duration
+	for i := 0; i < n; i++ {
+		cctx, cancel := context.WithTimeout(ctx, d.cfg.Timeouts.Stall)
+		start := time.Now()
+		comp, err := c.Launch(cctx, pkg)
+		took := time.Since(start)
+		cancel()
+		var he *helper.Error
+		if errors.As(err, &he) && he.Code == helper.CodeNotFound && i == 0 {
+			r.Launch.Skipped = pkg + " has no launcher activity (a home screen?): open Settings and run the trial again to time a launch"
+			return
+		}
+		if err != nil {
+			r.Launch.Error = fmt.Sprintf("launch %d of %s: %v", i+1, pkg, err)
+			r.problem("%s", r.Launch.Error)
+			break
+		}
+		times = append(times, took)
+		r.Launch.Started++
+		r.Launch.Component = comp
+	}
+	r.Launch.Time = spreadOf(times)
+	if r.Launch.Started == 0 {
+		return
+	}
+	start := time.Now()
+	out, err := d.run(ctx, d.cfg.Timeouts.Command, "monkey -p "+Quote(pkg)+" -c android.intent.category.LAUNCHER 1")
+	if err == nil && bytes.Contains(out, []byte("monkey aborted")) {
+		err = fmt.Errorf("%s", clip(out))
+	}
+	if err != nil {
+		r.Launch.MonkeyError = err.Error()
+		return
+	}
+	r.Launch.Monkey = millis(time.Since(start))
 }
 
 func (r *TrialReport) done() *TrialReport {

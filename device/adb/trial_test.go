@@ -12,18 +12,23 @@ import (
 // The trial a user runs on a real phone (doctor --trial), here on the
 // simulated phone behind Debian's adb: one uiautomator dump, the helper
 // pushed and started, 20 timed trees each byte for byte the dump, 5
-// screenshots of the display's size, the helper stopped (its socket gone,
+// screenshots of the display's size, the app in front started 3 times
+// through the helper and once by monkey, the helper stopped (its socket gone,
 // uiautomator dumping again), and the driver working after it.
 func TestHelperTrialThroughRealADB(t *testing.T) {
 	env, d := openSim(t, sim.Config{}, ObserverAuto)
 	ctx := t.Context()
-	// A helper already runs (a task was going): the trial must stop it
-	// before its dump, since the phone allows one UiAutomation.
+	// A helper already runs (a task was going, Settings in front): the
+	// trial must stop it before its dump, since the phone allows one
+	// UiAutomation.
+	if err := d.LaunchApp(ctx, "Settings"); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := d.Scene(ctx); err != nil {
 		t.Fatal(err)
 	}
 	r := d.HelperTrial(ctx, DefaultTrial)
-	t.Logf("trial: dump %+v, push %+v, start %+v, trees %+v, shots %+v, stop %+v", r.Dump, r.Push, r.Start, r.Trees, r.Shots, r.Stop)
+	t.Logf("trial: dump %+v, push %+v, start %+v, trees %+v, shots %+v, launch %+v, stop %+v", r.Dump, r.Push, r.Start, r.Trees, r.Shots, r.Launch, r.Stop)
 	if !r.OK || len(r.Problems) != 0 {
 		t.Fatalf("trial on a healthy simulated phone: problems %q", r.Problems)
 	}
@@ -39,6 +44,14 @@ func TestHelperTrialThroughRealADB(t *testing.T) {
 	if r.Shots.Taken != 5 || r.Shots.Width != 1080 || r.Shots.Height != 2400 || r.Shot == nil {
 		t.Errorf("screenshots: %+v; want 5 of 1080x2400", r.Shots)
 	}
+	// Settings, in front, started 3 times through the helper, then once by monkey.
+	if l := r.Launch; l.Package != "com.android.settings" || l.Started != 3 || l.Component != "com.android.settings/com.android.settings.Settings" ||
+		l.Monkey <= 0 || l.MonkeyError != "" || l.Skipped != "" {
+		t.Errorf("launch: %+v; want Settings started 3 times through the helper and once by monkey", l)
+	}
+	if m := monkeys(env); len(m) != 1 {
+		t.Errorf("monkey commands %q; want the trial's one", m)
+	}
 	if !r.Stop.SocketGone || !r.Stop.DumpAgain {
 		t.Errorf("stop: %+v", r.Stop)
 	}
@@ -51,6 +64,20 @@ func TestHelperTrialThroughRealADB(t *testing.T) {
 	// The driver goes on through a fresh helper.
 	if _, err := d.Scene(ctx); err != nil || d.Observer().Name != "helper" {
 		t.Fatalf("after the trial: %v, observer %+v", err, d.Observer())
+	}
+}
+
+// With the home screen in front (the launcher's package has no launcher
+// activity) the launch is skipped, saying how to time one, and the trial
+// still passes.
+func TestHelperTrialOnTheHomeScreen(t *testing.T) {
+	env, d := openSim(t, sim.Config{}, ObserverAuto)
+	r := d.HelperTrial(t.Context(), DefaultTrial)
+	if !r.OK || r.Launch.Started != 0 || !strings.Contains(r.Launch.Skipped, "has no launcher activity") {
+		t.Fatalf("trial on the home screen: ok %v, launch %+v, problems %q", r.OK, r.Launch, r.Problems)
+	}
+	if m := monkeys(env); len(m) != 0 {
+		t.Errorf("monkey ran: %q", m)
 	}
 }
 
