@@ -4,7 +4,10 @@ import (
 	"context"
 	"sync"
 	"testing"
+	"time"
 
+	"phonepilot/device/sim"
+	"phonepilot/internal/clock"
 	"phonepilot/internal/testlog"
 	"phonepilot/lifecycle"
 	"phonepilot/plan"
@@ -69,5 +72,32 @@ func TestPlannerTakesItsFrameBesideEveryRead(t *testing.T) {
 	}
 	if bp.started < len(bp.read) {
 		t.Errorf("%d reads handed back, %d started", len(bp.read), bp.started)
+	}
+}
+
+// On a phone that counts its changes (the helper), a read costs 5–40 ms and
+// a screenshot 50–150 ms: a frame beside every settling read would hold up
+// the next read and be thrown away. The planner is not started beside
+// reads there; it captures once, for the Scene it plans on (the AI
+// planner's shotFor).
+func TestNoFrameBesideReadsOnAPhoneThatCountsChanges(t *testing.T) {
+	clk := clock.NewFake(time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC))
+	p, err := sim.New(sim.Config{Seed: 1, Profile: "realistic", Observer: sim.ObserverHelper, Clock: clk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bp := &besidePlanner{Planner: rule.New(), read: map[*scene.Scene]bool{}}
+	r, err := New(Defaults(), p.Device(), bp, Options{Clock: clk, Logger: testlog.New(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := r.Run(context.Background(), "open Taobao and search Mac mini")
+	if res.Status != lifecycle.Completed {
+		t.Fatalf("status %s (%s)", res.Status, res.Reason)
+	}
+	bp.mu.Lock()
+	defer bp.mu.Unlock()
+	if bp.started != 0 {
+		t.Errorf("BesideRead started %d times on the helper's path; want none (one capture per decision)", bp.started)
 	}
 }

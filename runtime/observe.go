@@ -75,7 +75,8 @@ func (e *executor) takeLast() *scene.Scene {
 // BesideReads is a Planner that takes something of its own beside every
 // screen read: the AI planner a screenshot, started as the dump starts so
 // that the frame costs no time after it (a dump takes 0.9–3 s on a phone, a
-// screenshot 0.3–2 s). BesideRead is called as a read starts; what it
+// screenshot 0.3–2 s). Not on a device with a change counter (the helper),
+// whose reads are cheaper than a frame: see timedObserver.Scene. BesideRead is called as a read starts; what it
 // returns (when not nil) is called with the Scene the read returned, nil
 // when it failed. The runtime never sees what is taken.
 type BesideReads interface {
@@ -91,7 +92,12 @@ type timedObserver struct{ e *executor }
 func (t timedObserver) Scene(ctx context.Context) (*scene.Scene, error) {
 	start := t.e.clock.Now()
 	var beside func(*scene.Scene)
-	if t.e.beside != nil {
+	if t.e.beside != nil && !t.e.counts(ctx) {
+		// Beside a dump (0.9–3 s) a screenshot costs nothing more. On a
+		// device that counts its changes, reads cost 5–40 ms and a frame
+		// 50–150 ms: one beside every settling read would hold up the next
+		// read (one channel to the phone) and be thrown away. There the
+		// planner captures once, for the Scene it plans on.
 		beside = t.e.beside(ctx)
 	}
 	sc, err := t.e.dev.Scene(ctx)
