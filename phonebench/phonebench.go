@@ -119,6 +119,13 @@ type Options struct {
 	// ModelLatency is one model call's time, added per call to every
 	// policy that calls a model (0: none).
 	ModelLatency time.Duration
+	// Vision has reference plan as the AI planner does by default: with
+	// the screenshot taken beside each read, so the simulator renders
+	// each frame and charges the path's frame cost (on the helper's path
+	// a frame, 50–150 ms, outlasts a tree read, 5–40 ms). Off, reference
+	// plans on the listing alone and only its tokens count the image.
+	// Rendering makes it slow: for a few seeds.
+	Vision bool
 	// AI builds the planner of the ai policy, one per run (required when
 	// Policies has ai). log is the run's logger.
 	AI func(log *slog.Logger) (plan.Planner, error)
@@ -203,6 +210,11 @@ func (o *Options) normalise() error {
 	if err != nil || (obs != sim.ObserverUIAutomator && obs != sim.ObserverHelper) {
 		return fmt.Errorf("%w: unknown observer %q (use uiautomator or helper)", ErrBadOptions, o.Observer)
 	}
+	if o.Vision && obs != sim.ObserverHelper {
+		// The planner takes a frame beside each dump, in parallel on a
+		// phone; the simulated clock adds the two one after the other.
+		return fmt.Errorf("%w: --vision needs --observer helper: on %s a screenshot is taken beside each dump, at once on a phone, one after the other on the simulated clock (the times without it stand there)", ErrBadOptions, obs)
+	}
 	o.Observer = obs
 	if o.ModelLatency < 0 {
 		return fmt.Errorf("%w: the model latency must not be negative, got %s", ErrBadOptions, o.ModelLatency)
@@ -266,7 +278,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 
 	rep := &Report{Started: time.Now().UTC(), Seeds: opt.Seeds, Policies: opt.Policies, Profiles: opt.Profiles,
 		Locales: opt.Locales, PeerDelayMS: opt.PeerDelay.Milliseconds(), Observer: string(opt.Observer),
-		ModelLatencyMS: opt.ModelLatency.Milliseconds(), Skipped: map[string]int{}}
+		Vision: opt.Vision, ModelLatencyMS: opt.ModelLatency.Milliseconds(), Skipped: map[string]int{}}
 	var units []unit
 	total := 0
 	for _, t := range opt.Tasks {

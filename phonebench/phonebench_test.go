@@ -717,3 +717,50 @@ func TestEveryPolicyIsDescribed(t *testing.T) {
 		t.Errorf("DefaultPolicies = %v, want every policy but %s", DefaultPolicies, PolicyAI)
 	}
 }
+
+// With Vision, reference plans as the AI planner does by default: every
+// request carries the screenshot, taken from the phone (the helper's frame
+// charged on the simulated clock), so the run takes longer than planning on
+// the listing alone, on the same seed, and its tokens are those the image
+// adds (counted from the requests, not added by the bench). On uiautomator's
+// path it is refused: the frame beside a dump cannot overlap it on the
+// simulated clock.
+func TestVisionChargesTheScreenshot(t *testing.T) {
+	sel := tasks.Select("taobao.search")
+	sel = slices.DeleteFunc(sel, func(tk tasks.Task) bool { return tk.Name != "taobao.search" })
+	run := func(vision bool, reqs *int) Record {
+		t.Helper()
+		rep, err := Run(context.Background(), Options{Tasks: sel, Seeds: 1, FirstSeed: 1, Profiles: []string{"realistic"},
+			Locales: []string{"en"}, Policies: []string{PolicyReference}, Workers: 1, Observer: sim.ObserverHelper, Vision: vision,
+			requests: func(r ai.Request) {
+				for _, m := range r.Messages {
+					for _, p := range m.Parts {
+						if p.Image != nil {
+							*reqs++
+						}
+					}
+				}
+			}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Records) != 1 || !rep.Records[0].Success {
+			t.Fatalf("%+v", rep.Records)
+		}
+		return rep.Records[0]
+	}
+	var off, on int
+	without, with := run(false, &off), run(true, &on)
+	if off != 0 || on == 0 {
+		t.Fatalf("images in the requests: %d without vision, %d with; want none and some", off, on)
+	}
+	if with.SimMS <= without.SimMS {
+		t.Errorf("with the screenshot %d ms, without %d ms: the frame was not charged", with.SimMS, without.SimMS)
+	}
+	if d := float64(with.InputTokens-without.InputTokens) / float64(without.InputTokens); d > 0.05 || d < -0.05 {
+		t.Errorf("input tokens %d with the images in the requests, %d counted by the bench without: %.1f%% apart", with.InputTokens, without.InputTokens, 100*d)
+	}
+	if _, err := Run(context.Background(), Options{Tasks: sel, Policies: []string{PolicyReference}, Vision: true}); !errors.Is(err, ErrBadOptions) {
+		t.Errorf("--vision on uiautomator's path: %v, want ErrBadOptions", err)
+	}
+}

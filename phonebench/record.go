@@ -144,10 +144,12 @@ type Report struct {
 	PeerDelayMS int64 `json:"peer_delay_ms"`
 	// Observer is the path phonepilot's policies read the phone by;
 	// ModelLatencyMS one model call's time.
-	Observer       string    `json:"observer"`
-	ModelLatencyMS int64     `json:"model_latency_ms"`
-	Summary        []Summary `json:"summary"`
-	Records        []Record  `json:"records"`
+	Observer       string `json:"observer"`
+	ModelLatencyMS int64  `json:"model_latency_ms"`
+	// Vision: reference planned with the screenshot (Options.Vision).
+	Vision  bool      `json:"vision,omitempty"`
+	Summary []Summary `json:"summary"`
+	Records []Record  `json:"records"`
 	// Skipped counts runs not made, per policy (rule: tasks without a
 	// phrasing it covers).
 	Skipped map[string]int `json:"skipped,omitempty"`

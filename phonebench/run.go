@@ -95,6 +95,12 @@ func (h *harness) runPolicy(ctx context.Context, u unit, params map[string]strin
 		status, cause, reason, steps = res.status, res.cause, res.reason, res.steps
 		rec.Steps, rec.SimMS, rec.Calls = len(res.steps), res.duration.Milliseconds(), res.calls
 	default:
+		var dev device.Device = phone.Device()
+		if h.opt.Platform == PlatformIOS {
+			if dev, err = iosDevice(ctx, phone); err != nil {
+				return Record{}, err
+			}
+		}
 		var prov *scripted
 		switch pol {
 		case PolicyRule:
@@ -105,6 +111,9 @@ func (h *harness) runPolicy(ctx context.Context, u unit, params map[string]strin
 			cfg := ai.Defaults()
 			prov = &scripted{d: newDecider(h.scriptOn(u.t, u.locale, params)), provider: cfg.Provider, seen: h.opt.requests}
 			cfg.Vision, cfg.Clock, cfg.Logger = false, clk, h.opt.Logger
+			if cam, ok := ai.CameraOf(dev); ok && h.opt.Vision {
+				cfg.Vision, cfg.Camera = true, cam
+			}
 			r.planner = ai.NewWithProvider(cfg, prov)
 		case PolicyAI:
 			p, err := h.opt.AI(h.opt.Logger)
@@ -112,12 +121,6 @@ func (h *harness) runPolicy(ctx context.Context, u unit, params map[string]strin
 				return Record{}, fmt.Errorf("ai planner: %w", err)
 			}
 			r.planner = &countedPlanner{Planner: p}
-		}
-		var dev device.Device = phone.Device()
-		if h.opt.Platform == PlatformIOS {
-			if dev, err = iosDevice(ctx, phone); err != nil {
-				return Record{}, err
-			}
 		}
 		_, res, err := h.svc.RunNow(ctx, task.Request{Goal: r.goal, Device: "sim:phonebench", Planner: pol, MaxSteps: u.t.MaxSteps},
 			&runDevice{Device: dev, r: r})
@@ -129,11 +132,12 @@ func (h *harness) runPolicy(ctx context.Context, u unit, params map[string]strin
 		rec.InputTokens, rec.OutputTokens = res.Usage.InputTokens, res.Usage.OutputTokens
 		rec.CacheReadTokens, rec.CacheWriteTokens = res.Usage.CacheReadTokens, res.Usage.CacheWriteTokens
 		rec.TokensEstimated = res.Usage.Estimated
-		if prov != nil {
+		if prov != nil && !h.opt.Vision {
 			// Every turn's screenshot, as a request with vision on (the
 			// planner's default) carries it: the reference policy plans on
 			// the listing alone, so that the grid renders and encodes no
 			// frame, and its tokens count the image each turn would send.
+			// (With Vision the requests carry it and ai.Estimate counts it.)
 			w, hgt := phone.Size()
 			rec.InputTokens += int64(prov.turns) * ai.ScreenshotTokens(prov.provider, w, hgt, 0)
 		}

@@ -152,6 +152,7 @@ planner (--fixed-delay, --clock, --first-seed, --max-steps apply to it).`,
 	f.StringVar(&pb.Observer, "observer", "uiautomator", "how phonepilot's policies read and drive the simulated phone, and so what it charges: uiautomator (one-shot dumps, input commands: what a real phone gets today) or helper (the on-device helper); the peers read their own way (docs/phonebench.md)")
 	f.StringVar(&pb.Platform, "platform", phonebench.PlatformAndroid, "the phone the tasks run on: "+strings.Join(phonebench.Platforms, " or ")+" (the simulated iPhone through WebDriverAgent's API; phonepilot's policies and peer-loop; docs/ios.md)")
 	f.DurationVar(&pb.ModelLatency, "model-latency", phonebench.DefaultModelLatency, "one model call's time, added per call to every policy that calls a model")
+	f.BoolVar(&pb.Vision, "vision", false, "reference plans with the screenshot beside each read, as the AI planner does by default (the simulator renders every frame and charges its path's frame cost: slow, for a few seeds); off, only its tokens count the image")
 	f.IntVar(&pb.Workers, "workers", 0, "runs at once (default: the number of CPUs)")
 	addProviderFlags(f, "the ai policy")
 	f.DurationVar(&o.FixedDelay, "fixed-delay", time.Second, "settle: the fixed sleep after each action of the baseline")
@@ -178,7 +179,8 @@ type phonebenchFlags struct {
 	HTML      string
 	PeerDelay time.Duration
 	Workers   int
-	// Observer is --observer; ModelLatency --model-latency.
+	// Observer is --observer; ModelLatency --model-latency; Vision --vision.
+	Vision       bool
 	Observer     string
 	ModelLatency time.Duration
 	// Platform is --platform.
@@ -235,7 +237,7 @@ func runPhonebench(cmd *cobra.Command, pb phonebenchFlags) error {
 	first, _ := f.GetInt64("first-seed")
 	opt := phonebench.Options{Tasks: selected, Policies: pb.Policies, Profiles: pb.Profiles, Locales: locales,
 		Seeds: seeds, FirstSeed: first, PeerDelay: pb.PeerDelay, Workers: pb.Workers,
-		Observer: sim.Observer(pb.Observer), ModelLatency: pb.ModelLatency, Platform: pb.Platform}
+		Observer: sim.Observer(pb.Observer), ModelLatency: pb.ModelLatency, Platform: pb.Platform, Vision: pb.Vision}
 	if seeds < 1 {
 		return exitWith(2, fmt.Errorf("--seeds must be at least 1, got %d", seeds))
 	}

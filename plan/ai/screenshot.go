@@ -37,6 +37,14 @@ type Image = shot.Image
 // CPU-bound, so more at once would not finish sooner).
 var frameSlots = make(chan struct{}, max(4, goruntime.GOMAXPROCS(0)))
 
+// CameraOf is d's camera when the device takes screenshots: for a caller
+// outside the Perception Boundary (phonebench) that only hands it on to the
+// planner's Config and never sees a frame.
+func CameraOf(d any) (frame.Camera, bool) {
+	c, ok := d.(frame.Camera)
+	return c, ok && c != nil
+}
+
 // screenshot asks the Camera for the current frame and prepares it for the
 // model. It never fails the decision: when no image can be had it returns
 // nil and the reason, and the planner plans from the Scene alone.
