@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"phonepilot/device"
 	"phonepilot/device/sim"
 	"phonepilot/internal/clock"
 	"phonepilot/internal/testlog"
@@ -53,15 +54,7 @@ func (b *besidePlanner) Plan(ctx context.Context, in plan.Input) (plan.Decision,
 // after it (issue 25).
 func TestPlannerTakesItsFrameBesideEveryRead(t *testing.T) {
 	h := newHarness(t, Defaults(), nil, nil)
-	bp := &besidePlanner{Planner: rule.New(), read: map[*scene.Scene]bool{}}
-	r, err := New(Defaults(), h.phone, bp, Options{Clock: h.clock, Logger: testlog.New(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res := r.Run(context.Background(), "open Taobao and search Mac mini")
-	if res.Status != lifecycle.Completed {
-		t.Fatalf("status %s (%s)", res.Status, res.Reason)
-	}
+	bp := searchBeside(t, h.phone, h.clock)
 	bp.mu.Lock()
 	defer bp.mu.Unlock()
 	if bp.started == 0 || len(bp.read) == 0 {
@@ -86,8 +79,20 @@ func TestNoFrameBesideReadsOnAPhoneThatCountsChanges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	bp := searchBeside(t, p.Device(), clk)
+	bp.mu.Lock()
+	defer bp.mu.Unlock()
+	if bp.started != 0 {
+		t.Errorf("BesideRead started %d times on the helper's path; want none (one capture per decision)", bp.started)
+	}
+}
+
+// searchBeside runs the Taobao search on dev with a besidePlanner and
+// returns it once the task has completed.
+func searchBeside(t *testing.T, dev device.Device, clk clock.Clock) *besidePlanner {
+	t.Helper()
 	bp := &besidePlanner{Planner: rule.New(), read: map[*scene.Scene]bool{}}
-	r, err := New(Defaults(), p.Device(), bp, Options{Clock: clk, Logger: testlog.New(t)})
+	r, err := New(Defaults(), dev, bp, Options{Clock: clk, Logger: testlog.New(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,9 +100,5 @@ func TestNoFrameBesideReadsOnAPhoneThatCountsChanges(t *testing.T) {
 	if res.Status != lifecycle.Completed {
 		t.Fatalf("status %s (%s)", res.Status, res.Reason)
 	}
-	bp.mu.Lock()
-	defer bp.mu.Unlock()
-	if bp.started != 0 {
-		t.Errorf("BesideRead started %d times on the helper's path; want none (one capture per decision)", bp.started)
-	}
+	return bp
 }
