@@ -440,9 +440,12 @@ func TestHelperEndToEnd(t *testing.T) {
 	// the driver switches to uiautomator within helperFallbackLimit of
 	// the second kill and the task completes.
 	t.Run("killed", func(t *testing.T) {
-		// No realism profile: the task is short; the bound is on the
+		// The realistic profile, so that the task outlasts two kills: on
+		// the fault-free phone the helper now launches Taobao in-process
+		// and the whole task took 0.1 s, done before the killer, which
+		// waits for Taobao in front, got a second try. The bound is on the
 		// driver's switch, whatever the dumps after it cost.
-		phone := startSimProcess(t, bin)
+		phone := startSimProcess(t, bin, "--profile", "realistic", "--seed", "1")
 		env := simadb.Attach(t, phone.adb)
 		quit := make(chan struct{})
 		kills := make(chan killRecord, 1)
