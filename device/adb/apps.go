@@ -32,6 +32,17 @@ func (d *Device) LaunchApp(ctx context.Context, app string) error {
 	if done, err := d.launchViaHelper(ctx, pkg); done {
 		return err
 	}
+	if err := d.monkeyLaunch(ctx, pkg); err != nil {
+		return err
+	}
+	d.log.Debug("launched", "app", app, "package", pkg)
+	return nil
+}
+
+// monkeyLaunch starts pkg's launcher activity with `monkey` (a Java process
+// on the phone), what device/adb runs without the helper; a package with no
+// launcher activity is device.ErrAppNotFound.
+func (d *Device) monkeyLaunch(ctx context.Context, pkg string) error {
 	cmd := "monkey -p " + Quote(pkg) + " -c android.intent.category.LAUNCHER 1"
 	out, err := d.run(ctx, d.cfg.Timeouts.Command, cmd)
 	if err != nil {
@@ -43,7 +54,6 @@ func (d *Device) LaunchApp(ctx context.Context, app string) error {
 	if bytes.Contains(out, []byte("No activities found")) || bytes.Contains(out, []byte("monkey aborted")) {
 		return fmt.Errorf("adb: %s has no launcher activity: %w", pkg, device.ErrAppNotFound)
 	}
-	d.log.Debug("launched", "app", app, "package", pkg)
 	return nil
 }
 

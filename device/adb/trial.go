@@ -314,11 +314,7 @@ func (d *Device) trialLaunch(ctx context.Context, c *helper.Client, n int, r *Tr
 		return
 	}
 	start := time.Now()
-	out, err := d.run(ctx, d.cfg.Timeouts.Command, "monkey -p "+Quote(pkg)+" -c android.intent.category.LAUNCHER 1")
-	if err == nil && bytes.Contains(out, []byte("monkey aborted")) {
-		err = fmt.Errorf("%s", clip(out))
-	}
-	if err != nil {
+	if err := d.monkeyLaunch(ctx, pkg); err != nil {
 		r.Launch.MonkeyError = err.Error()
 		return
 	}

@@ -472,10 +472,7 @@ func (b *helperBackend) Launch(pkg string) (string, error) {
 	if p.cfg.Helper == HelperNoLaunch {
 		return "", &helper.Error{Code: helper.CodeRefused, Message: "the activity manager did not start " + component + ": START_PERMISSION_DENIED (-94) (simulated: sim helper=launch-refused)"}
 	}
-	p.act(false, func() {
-		p.closePopup("launch")
-		p.launch(a)
-	})
+	p.startLocked(a)
 	return component, nil
 }
 

@@ -603,11 +603,18 @@ func (p *Phone) launchLocked(name string) error {
 	if a == nil {
 		return fmt.Errorf("launch %q: %w; %s", name, device.ErrAppNotFound, apps.ClosestText(name, p.installed()))
 	}
+	p.startLocked(a)
+	return nil
+}
+
+// startLocked brings app a to the front as a launch does, closing a popup
+// of the app before it (a launch by name here, the helper's in-process
+// start in helper.go).
+func (p *Phone) startLocked(a app) {
 	p.act(false, func() {
 		p.closePopup("launch")
 		p.launch(a)
 	})
-	return nil
 }
 
 // installed lists the installed apps with their labels in the phone's
