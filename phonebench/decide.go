@@ -60,7 +60,8 @@ const (
 // one tool call of TOOLS.md. It finds a step's target by tasks.FindTarget,
 // closes popups in the way, waits while a screen shows it is loading,
 // scrolls (down, then up, at most maxScrolls) to find a target that is not
-// listed, presses again a button whose press did not take (it is still
+// listed when something on the screen scrolls (and gives up at once when
+// nothing does), presses again a button whose press did not take (it is still
 // there and the next target is not), and finishes with success=false
 // naming the target when it cannot find it. It is a perfect planner, not a clever one: it never
 // improvises beyond that.
@@ -209,16 +210,21 @@ func (d *decider) act(l listing) move {
 		if d.scrolls == 0 && d.backtrack(l) {
 			continue
 		}
+		sc, scrolls := l.scrollable()
+		if !scrolls {
+			// Nothing on the screen scrolls (a list marks itself
+			// scrollable only while it has more to show, as
+			// RecyclerView, ListView and ScrollView do): all of it is
+			// listed, and a model does not swipe for more.
+			return d.finish(false, fmt.Sprintf("no %q on the screen, and nothing on it scrolls (looked for it to %s)", want, st.Intent))
+		}
 		if d.scrolls < maxScrolls {
 			d.scrolls++
 			dir := "down"
 			if d.scrollUp {
 				dir = "up"
 			}
-			args := map[string]any{"direction": dir}
-			if sc, ok := l.scrollable(); ok {
-				args["element"] = sc.Index
-			}
+			args := map[string]any{"direction": dir, "element": sc.Index}
 			return d.call(l, kindScroll, fmt.Sprintf("scroll %s to find %q", dir, want), tools.Scroll, args)
 		}
 		return d.finish(false, fmt.Sprintf("no %q on the screen (looked for it to %s)", want, st.Intent))

@@ -118,6 +118,22 @@ func TestDeciderScrollsToFindARowAndGivesUpNamingIt(t *testing.T) {
 	}
 }
 
+// A screen on which nothing scrolls lists all it has (a list marks itself
+// scrollable only while it has more to show): a target not on it is not
+// below it either, and the decision-maker gives up at once, naming it,
+// instead of swiping both ways at a page that cannot move.
+func TestDeciderDoesNotScrollAScreenThatCannotScroll(t *testing.T) {
+	_, clock := phoneAt(t, sim.Start{}, launch("Clock"))
+	if _, ok := listingOf(clock).scrollable(); ok {
+		t.Fatalf("the Clock screen lists something scrollable; this test wants one that lists all it has:\n%s", clock)
+	}
+	d := newDecider([]tasks.Step{{Intent: "switch the alarm off", Tool: tasks.ToolTap, Target: "Alarm 10:20 AM"}})
+	m := d.next(clock, nil)
+	if !m.Finish || m.Success || !strings.Contains(m.Reason, `"Alarm 10:20 AM"`) || !strings.Contains(m.Reason, "nothing on it scrolls") {
+		t.Fatalf("on a screen that cannot scroll, without the target: %s %s (finish %v, %q); want finish success=false naming it", m.Call.Name, m.Call.Args, m.Finish, m.Reason)
+	}
+}
+
 func listingOf(text string) listing {
 	l, _ := parseListing(text)
 	return l
@@ -247,7 +263,7 @@ func TestReadRequestRefusesARequestWithoutAScreen(t *testing.T) {
 // target is missing did not take (a popup came at that moment): the
 // decision-maker presses it again, once.
 func TestDeciderPressesAgainAButtonThatDidNotTake(t *testing.T) {
-	const detail = "Screen 1080x2400 · app com.taobao.taobao\n[16] Button \"Add to cart\" id=add_cart clickable\n[17] Button \"Buy now\" id=buy_now clickable\n"
+	const detail = "Screen 1080x2400 · app com.taobao.taobao\n[12] RecyclerView id=detail scrollable\n[16] Button \"Add to cart\" id=add_cart clickable\n[17] Button \"Buy now\" id=buy_now clickable\n"
 	const ad = detail + "[22] Button \"Claim now\" id=poplayer_action clickable\n[23] ImageView \"Close\" id=poplayer_close clickable\n"
 	d := newDecider([]tasks.Step{{Intent: "buy it", Tool: tasks.ToolTap, Target: "Buy now"}, {Intent: "pay", Tool: tasks.ToolTap, Target: "Pay now"}})
 	moves := []struct {

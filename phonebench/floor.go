@@ -143,7 +143,7 @@ func floor(ctx context.Context, u unit, params map[string]string) (time.Duration
 		case looks != nil && m.Finish && !m.Success && failed:
 			// Giving up on a tool's answer (an app that is not
 			// installed) needs nothing seen.
-			total = min(total, firstActed)
+			total = firstActed
 		case looks != nil && m.Finish && !m.Success:
 			// Giving up on what the screen shows ("there is no such
 			// contact") needs the first action's effect seen: an agent
@@ -152,10 +152,13 @@ func floor(ctx context.Context, u unit, params map[string]string) (time.Duration
 			// gives up on the app's first screen where the script
 			// scrolls it both ways first), but not on the screen it
 			// acted on.
+			// That moment, not an earlier one: when the give-up comes
+			// right after the first action, total has not yet been
+			// charged its effect.
 			if firstSeen >= 0 {
-				total = min(total, firstSeen)
+				total = firstSeen
 			} else {
-				total = min(total, firstActed)
+				total = firstActed
 			}
 		case looks != nil && m.Finish && !dismissed && failed:
 			// Finishing on the last tool's answer needs no read.
