@@ -107,7 +107,8 @@ func floor(ctx context.Context, u unit, params map[string]string) (time.Duration
 		acted     time.Time
 		before    *scene.Scene // the screen the last action acted on
 		looks     []look       // after the last action, up to ReadyAt
-		dismissed bool         // the last action closed a popup
+		dismissed bool         // the last action was charged nothing (dismissal below)
+		closed    bool         // the last action closed something in the way
 		failed    bool         // the last call failed
 		// lastScroll: the previous call's arguments if it was a scroll.
 		lastScroll string
@@ -166,6 +167,14 @@ func floor(ctx context.Context, u unit, params map[string]string) (time.Duration
 			// Finishing on what the screen shows needs it seen: the last
 			// action's effect and the element the claim rests on.
 			total += max(seen(looks, before, m.Shows).Sub(acted), cheapRead)
+		case looks != nil && m.Finish && closed && m.Shows != "":
+			// The close was free, what the claim rests on is not: it was
+			// not listed when the popup or error page was closed (else the
+			// claim came first), so every agent waits for it after the
+			// close — Taobao's results loading again after Retry on the
+			// network error page. From the close, not from the action
+			// before it, so a popup that came late costs nothing.
+			total += max(seen(looks, before, m.Shows).Sub(acted), 0)
 		case looks != nil && !dismissed && !dismissal:
 			total += max(earliest(looks, before, sc, m.Call).Sub(acted), cheapRead)
 		case looks != nil && dismissal && !dismissed:
@@ -182,7 +191,7 @@ func floor(ctx context.Context, u unit, params map[string]string) (time.Duration
 		if firstActed < 0 {
 			firstActed = total
 		}
-		acted, before, dismissed = clk.Now(), sc, dismissal
+		acted, before, dismissed, closed = clk.Now(), sc, dismissal, d.last == kindDismiss
 		res, err := tools.Run(ctx, dev, sc, m.Call, tools.RunOptions{Clock: clk})
 		prev = &outcome{OK: err == nil, Text: res.Text}
 		failed = err != nil
