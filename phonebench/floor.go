@@ -167,14 +167,22 @@ func floor(ctx context.Context, u unit, params map[string]string) (time.Duration
 			// Finishing on what the screen shows needs it seen: the last
 			// action's effect and the element the claim rests on.
 			total += max(seen(looks, before, m.Shows).Sub(acted), cheapRead)
-		case looks != nil && m.Finish && closed && m.Shows != "":
-			// The close was free, what the claim rests on is not: it was
-			// not listed when the popup or error page was closed (else the
-			// claim came first), so every agent waits for it after the
-			// close — Taobao's results loading again after Retry on the
+		case looks != nil && closed && !dismissal:
+			// The close was free, what comes after it is not: the next
+			// action's target, or what a claim rests on, was not there to
+			// act on when the popup or error page was closed (else the
+			// decider acted first), so every agent waits for it after the
+			// close — Taobao's results load again after Retry on the
 			// network error page. From the close, not from the action
 			// before it, so a popup that came late costs nothing.
-			total += max(seen(looks, before, m.Shows).Sub(acted), 0)
+			at := acted
+			switch {
+			case !m.Finish:
+				at = earliest(looks, before, sc, m.Call)
+			case m.Shows != "":
+				at = seen(looks, before, m.Shows)
+			}
+			total += max(at.Sub(acted), 0)
 		case looks != nil && !dismissed && !dismissal:
 			total += max(earliest(looks, before, sc, m.Call).Sub(acted), cheapRead)
 		case looks != nil && dismissal && !dismissed:
