@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"phonepilot/internal/testlog"
 	"phonepilot/lifecycle"
 	"phonepilot/plan/rule"
+	"phonepilot/scene"
 	"phonepilot/tools"
 )
 
@@ -132,5 +134,80 @@ func TestSimScrollToFindAfterLaunchUnderRealistic(t *testing.T) {
 					st.Settings.Screen, row.page, intents(res))
 			}
 		}
+	}
+}
+
+// A scroll in a list brings most of a list's length into view (80%, as
+// uiautomator's UiScrollable) and skips nothing: Settings' list scrolled
+// down to its end through the tool lists every row below the fold, and
+// each scroll keeps the last row the screen showed before it.
+func TestScrollingAListSkipsNoRow(t *testing.T) {
+	ctx := context.Background()
+	clk := clock.NewFake(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC))
+	p, err := sim.New(sim.Config{Locale: "en", Clock: clk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev := p.Device()
+	if err := dev.LaunchApp(ctx, "Settings"); err != nil {
+		t.Fatal(err)
+	}
+	rows := func(sc *scene.Scene, list int) []string {
+		var out []string
+		for _, el := range sc.Elements {
+			if el.Parent == list && el.Clickable {
+				for _, k := range sc.Elements {
+					if k.Parent == el.Index && strings.HasSuffix(k.ResourceID, "id/title") {
+						out = append(out, k.Text)
+					}
+				}
+			}
+		}
+		return out
+	}
+	seen := map[string]bool{}
+	scrolls := 0
+	sc, err := dev.Scene(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for ; scrolls < 10; scrolls++ {
+		list := -1
+		for _, el := range sc.Elements {
+			if el.Scrollable {
+				list = el.Index
+				break
+			}
+		}
+		if list < 0 {
+			t.Fatalf("no scrollable list on Settings:\n%s", sc.Listing())
+		}
+		before := rows(sc, list)
+		for _, r := range before {
+			seen[r] = true
+		}
+		if _, err := tools.Run(ctx, dev, sc, tools.Call{Name: tools.Scroll, Args: json.RawMessage(fmt.Sprintf(`{"direction":"down","element":%d}`, list))}, tools.RunOptions{Clock: clk}); err != nil {
+			t.Fatal(err)
+		}
+		if sc, err = dev.Scene(ctx); err != nil {
+			t.Fatal(err)
+		}
+		after := rows(sc, list)
+		if strings.Join(after, "|") == strings.Join(before, "|") {
+			break // the end of the list
+		}
+		// The last row shown whole before the scroll (the one before the
+		// row cut at the bottom edge) is still listed after it.
+		if len(before) >= 2 && !strings.Contains("|"+strings.Join(after, "|")+"|", "|"+before[len(before)-2]+"|") {
+			t.Errorf("scroll %d: %q went out of view unseen (before %v, after %v)", scrolls+1, before[len(before)-2], before, after)
+		}
+	}
+	for _, row := range belowTheFold {
+		if !seen[row.en] {
+			t.Errorf("%q was never listed while scrolling down Settings (seen %v)", row.en, seen)
+		}
+	}
+	if scrolls > 2 {
+		t.Errorf("%d scrolls to reach the end of Settings' list; a scroll that brings 80%% of it into view needs 2", scrolls)
 	}
 }

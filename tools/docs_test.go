@@ -63,9 +63,13 @@ implements (package ` + "`tools`" + `).
   why, e.g. ` + "`type_text: argument \"text\": required`" + `,
   ` + "`scroll: argument \"direction\": must be one of up, down, left, right`" + `.
   Empty or null arguments count as ` + "`{}`" + `.
-- Gestures: long press holds 800 ms; scroll is a 300 ms swipe from 75% to
-  25% of the element (or of the screen) along the scroll axis, the finger
-  moving against the direction so that ` + "`down`" + ` reveals what is below.
+- Gestures: long press holds 800 ms; scroll is a 300 ms swipe along the
+  scroll axis, the finger moving against the direction so that ` + "`down`" + `
+  reveals what is below: in an element from 90% to 10% of it (uiautomator's
+  UiScrollable keeps the same 10% margin), so one scroll brings 80% of the
+  list into view and keeps a fifth of what it showed; on the screen's
+  middle (no element) from 75% to 25%, clear of the screen-edge gesture
+  zones and short of a list that does not fill the screen.
   ` + "`type_text`" + ` with an element taps it first, then replaces the focused
   field's content, then presses Enter if ` + "`submit`" + `. ` + "`wait`" + ` sleeps on the
   injected clock and ends early when the task is cancelled.

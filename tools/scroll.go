@@ -19,12 +19,19 @@ const Scroll = "scroll"
 // docs/phonebench.md).
 const ScrollDuration = 300 * time.Millisecond
 
-// scrollFrom and scrollTo are where a scroll swipe starts and ends, as a
-// fraction of the scrolled area along the scroll axis: well inside it, so the
-// finger neither starts on a screen-edge gesture zone nor leaves the element.
+// A scroll swipe starts and ends inside a margin of the scrolled area, as a
+// fraction of its length along the scroll axis, so the finger stays on it.
+//   - elementMargin, in a scrollable element: 10%, as uiautomator's
+//     UiScrollable scrolls (DEFAULT_SWIPE_DEADZONE_PCT); a scroll brings
+//     80% of the element's length into view and keeps a fifth of what it
+//     showed (a row cut at its edge is whole after it).
+//   - screenMargin, on the screen's middle (no element): 25%, clear of the
+//     screen-edge gesture zones, the status and navigation bars, and short
+//     of the length of a list that does not fill the screen (more would
+//     carry rows past unseen).
 const (
-	scrollFrom = 0.75
-	scrollTo   = 0.25
+	elementMargin = 0.1
+	screenMargin  = 0.25
 )
 
 // ScrollArgs are scroll's arguments.
@@ -51,13 +58,13 @@ var scrollTool = register(&Tool{
 	// declaration says so.
 	inputs: func(c Call, env *runEnv) []Input {
 		dir := args[ScrollArgs](c).Direction
-		area, where := env.target, ""
+		area, where, margin := env.target, "", elementMargin
 		if env.el != nil {
 			where = " in [" + strconv.Itoa(env.el.Index) + "]"
 		} else {
-			area = screenArea(env.sc)
+			area, margin = screenArea(env.sc), screenMargin
 		}
-		x1, y1, x2, y2 := swipeFor(area, dir)
+		x1, y1, x2, y2 := swipeFor(area, dir, margin)
 		return []Input{{Kind: InputSwipe, On: swipeOn(env.sc, x1, y1, x2, y2), Hit: -1, X: x1, Y: y1, X2: x2, Y2: y2, Hold: ScrollDuration,
 			what: "scroll " + dir + where}}
 	},
@@ -105,20 +112,21 @@ func screenArea(sc *scene.Scene) scene.Bounds {
 	return area
 }
 
-// swipeFor returns the swipe inside area that brings content further in dir
-// into view: the finger moves the opposite way (to see what is below, drag
-// the content up).
-func swipeFor(area scene.Bounds, dir string) (x1, y1, x2, y2 int) {
+// swipeFor returns the swipe inside area, margin (a fraction of its length)
+// from its ends, that brings content further in dir into view: the finger
+// moves the opposite way (to see what is below, drag the content up).
+func swipeFor(area scene.Bounds, dir string, margin float64) (x1, y1, x2, y2 int) {
 	cx, cy := area.Center()
 	along := func(lo, size int, f float64) int { return lo + int(math.Round(float64(size)*f)) }
+	near, far := margin, 1-margin
 	switch dir {
 	case "down":
-		return cx, along(area.Top, area.Height(), scrollFrom), cx, along(area.Top, area.Height(), scrollTo)
+		return cx, along(area.Top, area.Height(), far), cx, along(area.Top, area.Height(), near)
 	case "up":
-		return cx, along(area.Top, area.Height(), scrollTo), cx, along(area.Top, area.Height(), scrollFrom)
+		return cx, along(area.Top, area.Height(), near), cx, along(area.Top, area.Height(), far)
 	case "right":
-		return along(area.Left, area.Width(), scrollFrom), cy, along(area.Left, area.Width(), scrollTo), cy
+		return along(area.Left, area.Width(), far), cy, along(area.Left, area.Width(), near), cy
 	default: // "left"
-		return along(area.Left, area.Width(), scrollTo), cy, along(area.Left, area.Width(), scrollFrom), cy
+		return along(area.Left, area.Width(), near), cy, along(area.Left, area.Width(), far), cy
 	}
 }
