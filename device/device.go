@@ -149,7 +149,33 @@ type ToastReader interface {
 	Toasts(ctx context.Context) ([]Toast, error)
 }
 
-// Toast is one toast in the system's queue.
+// ToastWatcher is an optional ability (found by type assertion): the
+// toasts the phone announced, each as it showed, since a mark. Android
+// announces a toast with an accessibility event when it shows it (the
+// on-device helper hears them); a press answered only by a toast ("Added
+// to cart") is told from one that was lost by a toast announced after the
+// press, even while an older toast of the same text is still on the
+// screen. A device whose path cannot hear them at the moment (no helper, a
+// helper too old, fallen back to uiautomator) returns ErrUnsupported.
+type ToastWatcher interface {
+	// ToastsSince returns the mark now and the toasts announced after
+	// mark, oldest first (the last few the phone keeps). The zero mark
+	// is before every toast: to take a mark, ask with it and keep the
+	// mark returned.
+	ToastsSince(ctx context.Context, mark ToastMark) (ToastMark, []Toast, error)
+}
+
+// ToastMark is a point in a ToastWatcher's record of toasts.
+type ToastMark struct {
+	// Seq is the number of the last toast announced before the mark.
+	Seq uint64
+	// Source is the record it counts in (the helper process): a mark of
+	// another source is before every toast of this one (a helper
+	// restarted after the mark heard all its toasts after it).
+	Source string
+}
+
+// Toast is one toast in the system's queue, or announced.
 type Toast struct {
 	// Package is the app that showed it.
 	Package string

@@ -156,6 +156,7 @@ var (
 	_ frame.Camera            = (*Device)(nil)
 	_ device.ObserverReporter = (*Device)(nil)
 	_ device.ChangeCounter    = (*Device)(nil)
+	_ device.ToastWatcher     = (*Device)(nil)
 	_ device.PackageLister    = (*Device)(nil)
 )
 

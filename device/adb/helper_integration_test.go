@@ -3,6 +3,7 @@ package adb
 import (
 	"errors"
 	"os/exec"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"phonepilot/device/sim"
 	"phonepilot/device/sim/simadb"
 	"phonepilot/internal/testlog"
+	"phonepilot/scene"
 )
 
 // phonepilot's helper on the simulated phone, through Debian's adb server:
@@ -310,4 +312,69 @@ func TestHelperLaunchFallsBackToMonkey(t *testing.T) {
 			t.Fatalf("observer %+v", o)
 		}
 	})
+}
+
+// The toasts the helper hears (protocol 3, device.ToastWatcher) through
+// Debian's adb server and the simulator's adbd: Add to cart's "Added to
+// cart" after a mark taken before the press, nothing after the mark taken
+// after it; after the helper is killed and restarted, the old mark is
+// before all of the new helper's toasts (its numbers start again). A
+// helper of protocol 2 is not asked (ErrUnsupported, and it stays the
+// observer), nor is uiautomator.
+func TestHelperHearsToastsThroughRealADB(t *testing.T) {
+	env, d := openSim(t, sim.Config{}, ObserverAuto)
+	ctx := t.Context()
+	focusTaobaoSearch(t, d)
+	if err := d.TypeText(ctx, "Kindle"); err != nil {
+		t.Fatal(err)
+	}
+	tapID := func(id string) {
+		t.Helper()
+		sc := waitFor(t, d, id, func(sc *scene.Scene) bool { return elementByID(sc, "com.taobao.taobao:id/"+id) != nil })
+		x, y := elementByID(sc, "com.taobao.taobao:id/"+id).Bounds.Center()
+		if err := d.Tap(ctx, x, y); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tapID("search_button")
+	tapID("search_item")
+	waitFor(t, d, "the product page", func(sc *scene.Scene) bool { return elementByID(sc, "com.taobao.taobao:id/add_cart") != nil })
+	mark, ts, err := d.ToastsSince(ctx, device.ToastMark{})
+	pids := env.Phone.HelperPIDs()
+	if err != nil || len(ts) != 0 || len(pids) != 1 || mark.Source != strconv.Itoa(pids[0]) {
+		t.Fatalf("toasts before Add to cart: %v (mark %+v, helpers %v), %v; want none, the helper's pid as the source", ts, mark, pids, err)
+	}
+	tapID("add_cart")
+	want := []device.Toast{{Package: "com.taobao.taobao", Text: "Added to cart"}}
+	now, ts, err := d.ToastsSince(ctx, mark)
+	if err != nil || !reflect.DeepEqual(ts, want) || now.Seq != mark.Seq+1 {
+		t.Fatalf("toasts after Add to cart: %v (mark %+v), %v; want %v", ts, now, err, want)
+	}
+	if _, ts, err := d.ToastsSince(ctx, now); err != nil || len(ts) != 0 {
+		t.Fatalf("toasts after the latest mark: %v, %v; want none", ts, err)
+	}
+	// Killed: the restarted helper heard nothing yet, and numbers from 1.
+	env.Phone.KillHelper(pids[0], 137)
+	if again, ts, err := d.ToastsSince(ctx, now); err != nil || len(ts) != 0 || again.Source == now.Source || again.Seq != 0 {
+		t.Fatalf("toasts from the restarted helper: %v (mark %+v), %v; want none from a new source", ts, again, err)
+	}
+	tapID("add_cart")
+	if _, ts, err := d.ToastsSince(ctx, device.ToastMark{Seq: 99, Source: now.Source}); err != nil || !reflect.DeepEqual(ts, want) {
+		t.Fatalf("toasts of the restarted helper after the old helper's mark: %v, %v; want %v", ts, err, want)
+	}
+	if o := d.Observer(); o.Name != "helper" || env.Phone.HelperStarts() != 2 {
+		t.Fatalf("observer %+v after %d starts", o, env.Phone.HelperStarts())
+	}
+
+	_, d2 := openSim(t, sim.Config{Helper: sim.HelperNoToasts}, ObserverAuto)
+	if _, _, err := d2.ToastsSince(ctx, device.ToastMark{}); !errors.Is(err, device.ErrUnsupported) {
+		t.Fatalf("toasts from a protocol-2 helper: %v; want ErrUnsupported", err)
+	}
+	if _, err := d2.Scene(ctx); err != nil || d2.Observer().Name != "helper" {
+		t.Fatalf("a protocol-2 helper after a toasts request: observer %+v, %v", d2.Observer(), err)
+	}
+	_, d3 := openSim(t, sim.Config{}, ObserverUIAutomator)
+	if _, _, err := d3.ToastsSince(ctx, device.ToastMark{}); !errors.Is(err, device.ErrUnsupported) {
+		t.Fatalf("toasts on the uiautomator path: %v; want ErrUnsupported", err)
+	}
 }

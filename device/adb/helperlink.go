@@ -137,6 +137,45 @@ func (d *Device) ScreenChanges(ctx context.Context) (device.ScreenChanges, error
 	return out, err
 }
 
+// ToastsSince lists the toasts the helper heard after mark (helper.OpToasts,
+// protocol 3); device.ErrUnsupported when the helper is not in use or too
+// old to hear them. A mark of another helper process (restarted since) is
+// before all of this one's toasts.
+func (d *Device) ToastsSince(ctx context.Context, mark device.ToastMark) (device.ToastMark, []device.Toast, error) {
+	var (
+		now       device.ToastMark
+		out       []device.Toast
+		notServed bool
+	)
+	used, err := d.viaHelper(ctx, "toasts", d.cfg.Timeouts.Probe, func(ctx context.Context, c *helper.Client) error {
+		if !c.Serves(helper.OpToasts) {
+			notServed = true
+			return nil
+		}
+		src := strconv.Itoa(c.Hello().PID)
+		after := mark.Seq
+		if mark.Source != src {
+			after = 0
+		}
+		seq, evs, err := c.Toasts(ctx, after)
+		if err != nil {
+			return err
+		}
+		now = device.ToastMark{Seq: seq, Source: src}
+		for _, e := range evs {
+			out = append(out, device.Toast{Package: e.Package, Text: e.Text})
+		}
+		return nil
+	})
+	switch {
+	case !used:
+		return now, nil, fmt.Errorf("adb toasts since: uiautomator hears no toasts: %w", device.ErrUnsupported)
+	case err == nil && notServed:
+		return now, nil, fmt.Errorf("adb toasts since: the helper's protocol predates toasts: %w", device.ErrUnsupported)
+	}
+	return now, out, err
+}
+
 // viaHelper runs do on the helper when the helper is the observer, starting
 // it on first use. It reports whether the helper handled the call; when it
 // did not, the caller uses the uiautomator path. A helper that fails (it

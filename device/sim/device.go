@@ -26,6 +26,7 @@ var (
 	_ device.Device        = (*Device)(nil)
 	_ device.StateReporter = (*Device)(nil)
 	_ device.ChangeCounter = (*Device)(nil)
+	_ device.ToastWatcher  = (*Device)(nil)
 	_ device.Facts         = (*Device)(nil)
 	_ device.AppStopper    = (*Device)(nil)
 	_ frame.Camera         = (*Device)(nil)

@@ -35,16 +35,19 @@ const (
 	// HelperNoLaunch is a helper whose starts the activity manager refuses
 	// (START_PERMISSION_DENIED: a vendor build that bars the shell).
 	HelperNoLaunch = "launch-refused"
+	// HelperNoToasts is a helper of protocol version 2, before it heard
+	// toasts: it answers a toasts request as an unknown request.
+	HelperNoToasts = "no-toasts"
 	helperCrash    = "crash-after="
 )
 
 // HelperModes names the behaviours for flags and errors.
-const HelperModes = `"" (works), refuse, held, old (protocol 1: no launch), launch-refused, crash-after=N (each helper dies after N requests)`
+const HelperModes = `"" (works), refuse, held, old (protocol 1: no launch), no-toasts (protocol 2), launch-refused, crash-after=N (each helper dies after N requests)`
 
 // parseHelperMode checks a Config.Helper value; crashAfter is 0 unless crash-after=N.
 func parseHelperMode(s string) (crashAfter int, err error) {
 	switch s {
-	case HelperOK, HelperRefuse, HelperHeld, HelperOld, HelperNoLaunch:
+	case HelperOK, HelperRefuse, HelperHeld, HelperOld, HelperNoLaunch, HelperNoToasts:
 		return 0, nil
 	}
 	if n, ok := strings.CutPrefix(s, helperCrash); ok {
@@ -73,6 +76,9 @@ type simHelper struct {
 	status   int
 	conns    map[net.Conn]struct{}
 	lastSeen time.Time
+	// toastBase is the phone's toast number when the process started: it
+	// hears only the toasts after, numbered from 1 (Toasts.java).
+	toastBase uint64
 }
 
 func (h *simHelper) stop(status int) {
@@ -149,7 +155,7 @@ func cmdAppProcess(p *Phone, e *cmdEnv) int {
 		p.helpers.running = map[string]*simHelper{}
 	}
 	p.helpers.nextPID++
-	h := &simHelper{pid: 20000 + p.helpers.nextPID, socket: socket, done: make(chan struct{}), conns: map[net.Conn]struct{}{}, lastSeen: p.now()}
+	h := &simHelper{pid: 20000 + p.helpers.nextPID, socket: socket, done: make(chan struct{}), conns: map[net.Conn]struct{}{}, lastSeen: p.now(), toastBase: p.toasts.seq}
 	p.helpers.running[socket] = h
 	p.helpers.started++
 	p.mu.Unlock()
@@ -300,8 +306,11 @@ func (p *Phone) DialAbstract(name string) (io.ReadWriteCloser, error) {
 		}()
 		b := &helperBackend{p: p, h: h}
 		proto := helper.ProtocolVersion
-		if p.cfg.Helper == HelperOld {
+		switch p.cfg.Helper {
+		case HelperOld:
 			proto = 1
+		case HelperNoToasts:
+			proto = 2
 		}
 		err := helper.Serve(server, helper.Hello{Proto: proto, SDK: 34, PID: h.pid}, b, true)
 		if err == helper.ErrQuit {

@@ -151,6 +151,10 @@ const (
 	// chargeLaunch is an app launch on a path with a launch of its own (the
 	// helper's); elsewhere it is an input (monkey) and counts as one.
 	chargeLaunch
+	// chargeToasts is one read of the toasts the helper heard: a request
+	// and its reply, as the counter read (the helper answers it from
+	// memory, as it does the counter).
+	chargeToasts
 	nChargeKinds
 	// chargePNG is a screenshot encoded as a PNG: a frame (it counts and
 	// draws its jitter as one) at the png cost.
@@ -205,6 +209,8 @@ func (p *Phone) cost(o Observer, k chargeKind) time.Duration {
 		s = c.counter
 	case chargeLaunch:
 		s = c.launch
+	case chargeToasts:
+		s = c.counter
 	}
 	return s.draw(p.cfg.Seed, p.charged[k], uint64(k)*0x94d049bb133111eb)
 }

@@ -139,6 +139,7 @@ type Phone struct {
 	pending   *popup
 	anim      *transition
 	toast     toast
+	toasts    toastLog // each toast as it showed: what a helper hears (toasts.go); not reset
 	ime       string
 	imes      map[string]bool // enabled input methods
 	settings  map[string]string
@@ -386,6 +387,7 @@ func (p *Phone) kill(pkg string) {
 
 func (p *Phone) showToast(text string) {
 	p.toast = toast{pkg: p.fg, text: text, until: p.now().Add(2 * time.Second)}
+	p.toasts.add(p.fg, text, p.now())
 }
 
 // Input, shared by Exec and the in-process Device. Each runs under p.mu.

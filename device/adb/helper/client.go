@@ -247,8 +247,11 @@ func (c *Client) Serves(op Op) bool {
 }
 
 func servedBy(op Op, proto int) bool {
-	if op == OpLaunch {
+	switch op {
+	case OpLaunch:
 		return proto >= LaunchVersion
+	case OpToasts:
+		return proto >= ToastsVersion
 	}
 	return true
 }
@@ -270,6 +273,99 @@ func (c *Client) Launch(ctx context.Context, pkg string) (string, error) {
 	}
 	component, _, _ := strings.Cut(string(r), " ")
 	return component, nil
+}
+
+// ToastEvent is one toast the helper heard announced (an accessibility
+// event of type TYPE_NOTIFICATION_STATE_CHANGED from android.widget.Toast
+// or its inner class Toast$TN, sent when the toast shows).
+type ToastEvent struct {
+	// Seq is its number: 1 for the first toast this helper heard, growing by one.
+	Seq uint64
+	// Ago is how long before the reply the helper heard it, as the phone measures.
+	Ago time.Duration
+	// Package is the app that showed it; Text what it says ("" for a view without text).
+	Package, Text string
+}
+
+// Toasts returns the helper's toast sequence now (the number of the last
+// toast it heard, 0 for none) and the toasts it heard after sequence
+// number after that it still keeps (the last MaxToasts), oldest first. A
+// helper older than ToastsVersion is not asked: ErrNotServed.
+func (c *Client) Toasts(ctx context.Context, after uint64) (now uint64, events []ToastEvent, err error) {
+	if !c.Serves(OpToasts) {
+		return 0, nil, fmt.Errorf("%w (toasts need %d, the helper speaks %d)", ErrNotServed, ToastsVersion, c.hello.Proto)
+	}
+	r, err := c.call(ctx, OpToasts, binary.BigEndian.AppendUint64(nil, after))
+	if err != nil {
+		return 0, nil, err
+	}
+	return DecodeToasts(r)
+}
+
+// DecodeToasts reads a toasts reply: the sequence now (int64), a count
+// (int32), and per event its sequence (int64), age in ms (int64), package
+// and text (each an int32 byte length and UTF-8).
+func DecodeToasts(r []byte) (uint64, []ToastEvent, error) {
+	bad := func(why string) (uint64, []ToastEvent, error) {
+		return 0, nil, fmt.Errorf("helper: toasts reply of %d bytes: %s", len(r), why)
+	}
+	if len(r) < 12 {
+		return bad("no header")
+	}
+	now, n := binary.BigEndian.Uint64(r), int(int32(binary.BigEndian.Uint32(r[8:])))
+	if n < 0 || n > MaxToasts {
+		return bad(fmt.Sprintf("%d events (at most %d)", n, MaxToasts))
+	}
+	r2 := r[12:]
+	str := func() (string, bool) {
+		if len(r2) < 4 {
+			return "", false
+		}
+		l := int(int32(binary.BigEndian.Uint32(r2)))
+		if l < 0 || l > len(r2)-4 {
+			return "", false
+		}
+		s := string(r2[4 : 4+l])
+		r2 = r2[4+l:]
+		return s, true
+	}
+	events := make([]ToastEvent, 0, n)
+	for i := 0; i < n; i++ {
+		if len(r2) < 16 {
+			return bad(fmt.Sprintf("event %d cut short", i))
+		}
+		ev := ToastEvent{Seq: binary.BigEndian.Uint64(r2), Ago: time.Duration(binary.BigEndian.Uint64(r2[8:])) * time.Millisecond}
+		r2 = r2[16:]
+		var ok1, ok2 bool
+		ev.Package, ok1 = str()
+		ev.Text, ok2 = str()
+		if !ok1 || !ok2 {
+			return bad(fmt.Sprintf("event %d cut short", i))
+		}
+		if ev.Seq > now || (i > 0 && ev.Seq <= events[i-1].Seq) {
+			return bad(fmt.Sprintf("event %d has sequence %d (now %d)", i, ev.Seq, now))
+		}
+		events = append(events, ev)
+	}
+	if len(r2) != 0 {
+		return bad(fmt.Sprintf("%d bytes after the events", len(r2)))
+	}
+	return now, events, nil
+}
+
+// EncodeToasts is DecodeToasts's inverse (for a simulated helper).
+func EncodeToasts(now uint64, events []ToastEvent) []byte {
+	out := binary.BigEndian.AppendUint64(nil, now)
+	out = binary.BigEndian.AppendUint32(out, uint32(len(events)))
+	for _, ev := range events {
+		out = binary.BigEndian.AppendUint64(out, ev.Seq)
+		out = binary.BigEndian.AppendUint64(out, uint64(ev.Ago.Milliseconds()))
+		out = binary.BigEndian.AppendUint32(out, uint32(len(ev.Package)))
+		out = append(out, ev.Package...)
+		out = binary.BigEndian.AppendUint32(out, uint32(len(ev.Text)))
+		out = append(out, ev.Text...)
+	}
+	return out
 }
 
 // Quit asks the helper to exit.

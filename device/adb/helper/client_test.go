@@ -21,6 +21,25 @@ type fakeBackend struct {
 	text    string
 	changes uint64
 	taps    []string
+	toasts  []ToastEvent
+}
+
+func (f *fakeBackend) Toasts(after uint64) (uint64, []ToastEvent, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []ToastEvent
+	for _, ev := range f.toasts {
+		if ev.Seq > after {
+			out = append(out, ev)
+		}
+	}
+	return uint64(len(f.toasts)), out, nil
+}
+
+func (f *fakeBackend) toast(pkg, text string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.toasts = append(f.toasts, ToastEvent{Seq: uint64(len(f.toasts) + 1), Package: pkg, Text: text})
 }
 
 func (f *fakeBackend) Tree(extras bool) ([]byte, error) {
@@ -108,7 +127,7 @@ func TestClientAgainstServe(t *testing.T) {
 		b.mu.Lock()
 		b.changes++
 		b.mu.Unlock()
-	})
+	}, func() { b.toast("com.example.notes", "Saved") })
 	if got := strings.Join(b.taps, "|"); got != "launch com.example.notes|tap 10 20|swipe 0 0 10 10 20ms|key 4" {
 		t.Errorf("injected %q", got)
 	}
@@ -164,6 +183,68 @@ func TestOldHelperIsNotAskedToLaunch(t *testing.T) {
 	}
 	if err := c.Tap(ctx, 1, 2); err != nil || c.Broken() {
 		t.Fatalf("tap on a version-1 helper: %v", err)
+	}
+}
+
+// A version-2 helper (before OpToasts) is not asked for toasts
+// (ErrNotServed, nothing sent, the client not broken), and answers the
+// request as an unknown type if a client sends it anyway; a version-3
+// helper is.
+func TestToastsOnlyFromVersion3(t *testing.T) {
+	for _, proto := range []int{1, 2, 3} {
+		a, b := net.Pipe()
+		fb := &fakeBackend{}
+		fb.toast("com.taobao.taobao", "Added to cart")
+		go Serve(b, Hello{Proto: proto, SDK: 34, PID: 7}, fb, true)
+		ctx := context.Background()
+		c, err := Dial(ctx, a)
+		if err != nil {
+			t.Fatalf("a version-%d helper: %v", proto, err)
+		}
+		now, evs, err := c.Toasts(ctx, 0)
+		if proto < ToastsVersion {
+			if !errors.Is(err, ErrNotServed) || c.Broken() {
+				t.Fatalf("toasts on a version-%d helper: %v (broken %t), want ErrNotServed", proto, err, c.Broken())
+			}
+			var he *Error
+			if _, err := c.call(ctx, OpToasts, make([]byte, 8)); !errorsAs(err, &he) || he.Code != CodeBadRequest || !strings.Contains(he.Message, "unknown request type 78") {
+				t.Fatalf("a version-%d helper answered toasts: %v", proto, err)
+			}
+			continue
+		}
+		if err != nil || now != 1 || len(evs) != 1 || evs[0] != (ToastEvent{Seq: 1, Package: "com.taobao.taobao", Text: "Added to cart"}) {
+			t.Fatalf("toasts on a version-3 helper = %d %+v, %v", now, evs, err)
+		}
+		var he *Error
+		if _, err := c.call(ctx, OpToasts, []byte{0, 0, 0, 0}); !errorsAs(err, &he) || he.Code != CodeBadRequest {
+			t.Fatalf("a short toasts request: %v", err)
+		}
+	}
+}
+
+// A toasts reply that does not add up is an error, not events.
+func TestDecodeToastsRejectsBadReplies(t *testing.T) {
+	good := EncodeToasts(5, []ToastEvent{{Seq: 4, Ago: 3 * time.Millisecond, Package: "p", Text: "héllo"}, {Seq: 5, Package: "q"}})
+	if now, evs, err := DecodeToasts(good); err != nil || now != 5 || len(evs) != 2 || evs[0].Text != "héllo" || evs[0].Ago != 3*time.Millisecond || evs[1].Package != "q" {
+		t.Fatalf("good reply: %d %+v %v", now, evs, err)
+	}
+	many := make([]ToastEvent, MaxToasts+1)
+	for i := range many {
+		many[i].Seq = uint64(i + 1)
+	}
+	for name, r := range map[string][]byte{
+		"empty":               nil,
+		"short":               good[:len(good)-1],
+		"trailing":            append(append([]byte(nil), good...), 0),
+		"past now":            EncodeToasts(3, []ToastEvent{{Seq: 4}}),
+		"out of order":        EncodeToasts(9, []ToastEvent{{Seq: 5}, {Seq: 5}}),
+		"over the bound":      EncodeToasts(20, many),
+		"negative count":      {0, 0, 0, 0, 0, 0, 0, 1, 0xff, 0xff, 0xff, 0xff},
+		"length past the end": EncodeToasts(1, []ToastEvent{{Seq: 1, Package: "p"}})[:28],
+	} {
+		if _, _, err := DecodeToasts(r); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
 	}
 }
 

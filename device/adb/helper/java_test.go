@@ -204,13 +204,18 @@ func TestClientAgainstJVMHelper(t *testing.T) {
 		for lines.Scan() && lines.Text() != "fired" {
 		}
 	}
+	toast := func() {
+		stdin.Write([]byte("toast\n"))
+		for lines.Scan() && lines.Text() != "fired" {
+		}
+	}
 	conformance(t, func() Conn {
 		c, err := net.Dial("tcp", "127.0.0.1:"+port)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return c
-	}, fire)
+	}, fire, toast)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {
@@ -225,7 +230,7 @@ func TestClientAgainstJVMHelper(t *testing.T) {
 
 // conformance drives a helper whose phone shows one focused field
 // com.example.notes:id/title in com.example.notes and a 2x2 screenshot.
-func conformance(t *testing.T, dial func() Conn, fireEvent func()) {
+func conformance(t *testing.T, dial func() Conn, fireEvent, fireToast func()) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -257,6 +262,18 @@ func conformance(t *testing.T, dial func() Conn, fireEvent func()) {
 	fireEvent()
 	if n, since, err := c.Changes(ctx); err != nil || n != n0+1 || since < 0 || since > 10*time.Second {
 		t.Fatalf("changes after one event = %d (%v ago), %v; want %d", n, since, err, n0+1)
+	}
+	mark, evs, err := c.Toasts(ctx, 0)
+	if err != nil || len(evs) != 0 {
+		t.Fatalf("toasts before any = %d %+v, %v", mark, evs, err)
+	}
+	fireToast()
+	if now, evs, err := c.Toasts(ctx, mark); err != nil || now != mark+1 || len(evs) != 1 ||
+		evs[0].Seq != mark+1 || evs[0].Package != "com.example.notes" || evs[0].Text != "Saved" || evs[0].Ago < 0 || evs[0].Ago > 10*time.Second {
+		t.Fatalf("toasts after one = %d %+v, %v", now, evs, err)
+	}
+	if now, evs, err := c.Toasts(ctx, mark+1); err != nil || now != mark+1 || len(evs) != 0 {
+		t.Fatalf("toasts after the last = %d %+v, %v", now, evs, err)
 	}
 	if err := c.SetText(ctx, "", "你好 👋"); err != nil {
 		t.Fatal(err)

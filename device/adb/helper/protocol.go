@@ -11,8 +11,8 @@ import (
 
 // ProtocolVersion is the newest version this package speaks (Protocol.java
 // VERSION). 1: the first set of requests; 2: adds OpLaunch and the codes
-// CodeRefused and CodeUnsupported.
-const ProtocolVersion = 2
+// CodeRefused and CodeUnsupported; 3: adds OpToasts.
+const ProtocolVersion = 3
 
 // MinProtocolVersion is the oldest helper this package still talks to: it
 // sends such a helper only what its version serves (Client.Launch answers
@@ -21,6 +21,13 @@ const MinProtocolVersion = 1
 
 // LaunchVersion is the first version that serves OpLaunch.
 const LaunchVersion = 2
+
+// ToastsVersion is the first version that serves OpToasts.
+const ToastsVersion = 3
+
+// MaxToasts is how many toast events a helper keeps (Toasts.java KEEP):
+// a reply carries at most this many.
+const MaxToasts = 16
 
 // Op is a request (and its reply's) type byte.
 type Op byte
@@ -38,6 +45,7 @@ const (
 	OpFrontApp   Op = 'A'
 	OpChanges    Op = 'C'
 	OpLaunch     Op = 'O' // version 2
+	OpToasts     Op = 'N' // version 3
 	OpQuit       Op = 'Q'
 	opError      Op = 'E'
 )

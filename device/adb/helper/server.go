@@ -28,6 +28,9 @@ type Backend interface {
 	// Launch starts the package's launcher activity and returns the
 	// component ("pkg/class"); an unknown package is a CodeNotFound *Error.
 	Launch(pkg string) (string, error)
+	// Toasts is the toast sequence now and the toasts heard after
+	// sequence after, the last MaxToasts at most, oldest first (Toasts.java).
+	Toasts(after uint64) (uint64, []ToastEvent, error)
 }
 
 // ErrQuit is returned by Serve when the client asked the helper to exit.
@@ -184,6 +187,18 @@ func serveOne(op Op, raw []byte, hello Hello, b Backend, extrasByDefault bool) (
 		}
 		// As Starter.java: the component and the activity manager's result (START_SUCCESS).
 		return []byte(component + " 0"), nil
+	case OpToasts:
+		if len(p.b) < 8 {
+			return nil, &Error{Code: CodeBadRequest, Message: fmt.Sprintf("payload too short: need 8 bytes, got %d", len(p.b))}
+		}
+		now, evs, err := b.Toasts(binary.BigEndian.Uint64(p.b))
+		if err != nil {
+			return nil, err
+		}
+		if len(evs) > MaxToasts {
+			evs = evs[len(evs)-MaxToasts:]
+		}
+		return EncodeToasts(now, evs), nil
 	case OpQuit:
 		return nil, nil
 	}

@@ -24,7 +24,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * The one UiAutomation the helper holds, as the shell user, and what it does
  * with it: read the active window's tree, take a screenshot, set a field's
- * text, inject touches and keys, and count accessibility events.
+ * text, inject touches and keys, count accessibility events and keep the
+ * toasts they announce.
  */
 final class Automation {
     /** connect(int) flag: keep TalkBack and other accessibility services running. */
@@ -52,6 +53,7 @@ final class Automation {
     private final UiAutomation ua;
     private final AtomicLong changes = new AtomicLong();
     private volatile long lastChange = SystemClock.uptimeMillis();
+    private final Toasts toasts = new Toasts();
 
     Automation(UiAutomation ua) {
         this.ua = ua;
@@ -129,6 +131,7 @@ final class Automation {
             public void onAccessibilityEvent(AccessibilityEvent event) {
                 lastChange = SystemClock.uptimeMillis();
                 changes.incrementAndGet();
+                toasts.heard(event, lastChange);
             }
         });
     }
@@ -136,6 +139,11 @@ final class Automation {
     /** How many accessibility events the helper has seen. */
     long changes() {
         return changes.get();
+    }
+
+    /** The TOASTS reply: the toasts heard after sequence n (Toasts.after). */
+    byte[] toastsAfter(long n) {
+        return toasts.after(n, SystemClock.uptimeMillis());
     }
 
     /** Milliseconds since the last accessibility event (since the connection before any). */

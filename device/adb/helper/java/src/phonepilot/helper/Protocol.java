@@ -16,11 +16,12 @@ final class Protocol {
 
     /**
      * Version of this protocol; the hello carries it. 1: the first set of
-     * requests; 2: adds LAUNCH (and the error codes REFUSED, UNSUPPORTED).
+     * requests; 2: adds LAUNCH (and the error codes REFUSED, UNSUPPORTED);
+     * 3: adds TOASTS.
      * A client reads the version from the hello and sends only what that
      * version serves (a version-1 helper answers LAUNCH as an unknown type).
      */
-    static final int VERSION = 2;
+    static final int VERSION = 3;
 
     static final byte HELLO = 'H';
     static final byte TREE = 'T';
@@ -34,6 +35,11 @@ final class Protocol {
     static final byte CHANGES = 'C';
     /** Version 2: start a package's launcher activity (payload: the package, UTF-8). */
     static final byte LAUNCH = 'O';
+    /**
+     * Version 3: the toasts heard after a sequence number (payload: int64;
+     * reply: Toasts.after's).
+     */
+    static final byte TOASTS = 'N';
     static final byte QUIT = 'Q';
     static final byte ERROR = 'E';
 
@@ -132,6 +138,12 @@ final class Protocol {
             int v = ((b[pos] & 0xff) << 24) | ((b[pos + 1] & 0xff) << 16) | ((b[pos + 2] & 0xff) << 8) | (b[pos + 3] & 0xff);
             pos += 4;
             return v;
+        }
+
+        long int64() throws EOFException {
+            long hi = int32() & 0xffffffffL;
+            long lo = int32() & 0xffffffffL;
+            return (hi << 32) | lo;
         }
 
         String utf8(int len) throws EOFException {

@@ -221,6 +221,8 @@ final class Server {
             }
             case Protocol.LAUNCH:
                 return Protocol.utf8(Starter.launch(r.rest()));
+            case Protocol.TOASTS:
+                return automation.toastsAfter(r.int64());
             case Protocol.QUIT:
                 return EMPTY;
             default:

@@ -53,6 +53,7 @@ public final class HelperTest {
         dialects();
         treeLimit();
         serverProtocol();
+        toasts();
         launch();
         held();
         usage();
@@ -447,7 +448,7 @@ public final class HelperTest {
 
         Client c = new Client("pp-test");
         Frame hello = c.read();
-        equal("hello first", "H phonepilot-helper proto=2 sdk=34 pid=4242", (char) hello.type + " " + str(hello.payload, 0));
+        equal("hello first", "H phonepilot-helper proto=3 sdk=34 pid=4242", (char) hello.type + " " + str(hello.payload, 0));
 
         Frame t = c.call('T', ints(Protocol.TREE_EXPLICIT));
         equal("tree reply type", (int) 'T', (int) t.type);
@@ -512,7 +513,7 @@ public final class HelperTest {
         equal("app in front", "com.example.notes", str(c.call('A', new byte[0]).payload, 0));
         equal("unknown request", "1 unknown request type 90", errorOf(c.call('Z', new byte[0])));
         check("short payload", String.valueOf(errorOf(c.call('P', ints(1)))).startsWith("1 payload too short"), "");
-        equal("hello again on request", "phonepilot-helper proto=2 sdk=34 pid=4242", str(c.call('H', new byte[0]).payload, 0));
+        equal("hello again on request", "phonepilot-helper proto=3 sdk=34 pid=4242", str(c.call('H', new byte[0]).payload, 0));
 
         World.root = null;
         equal("null root retried, then an error", "4 no active window (null root after 5 tries)", errorOf(c.call('T', new byte[0])));
@@ -570,6 +571,85 @@ public final class HelperTest {
         byte[] out = Arrays.copyOf(a, a.length + b.length);
         System.arraycopy(b, 0, out, a.length, b.length);
         return out;
+    }
+
+    // ---- TOASTS (protocol 3): the toasts the accessibility events announced ----
+
+    private static long[] longs(byte[] b) {
+        java.nio.ByteBuffer buf = java.nio.ByteBuffer.wrap(b);
+        return new long[] {buf.getLong(), buf.getInt()};
+    }
+
+    /** The events of a TOASTS reply as "seq pkg text" lines after the header "now=N". */
+    private static String toastReply(Frame f) throws Exception {
+        if (f.type == Protocol.ERROR) {
+            return "E " + errorOf(f);
+        }
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(f.payload);
+        StringBuilder out = new StringBuilder("now=" + b.getLong());
+        int n = b.getInt();
+        for (int i = 0; i < n; i++) {
+            long seq = b.getLong();
+            long age = b.getLong();
+            byte[] p = new byte[b.getInt()];
+            b.get(p);
+            byte[] t = new byte[b.getInt()];
+            b.get(t);
+            out.append(" | ").append(seq).append(' ').append(new String(p, "UTF-8")).append(' ').append(new String(t, "UTF-8"));
+            if (age < 0 || age > 60000) {
+                out.append(" age=").append(age);
+            }
+        }
+        check("toasts reply has nothing after its events", !b.hasRemaining(), b.remaining() + " bytes left");
+        return out.toString();
+    }
+
+    private static byte[] seq(long n) {
+        return java.nio.ByteBuffer.allocate(8).putLong(n).array();
+    }
+
+    private static void toasts() throws Exception {
+        World.reset();
+        World.root = node("r", 0, 0, 1, 1);
+        Running r = start("--socket", "pp-toasts");
+        Client c = new Client("pp-toasts");
+        c.read();
+        equal("no toast heard yet", "now=0", toastReply(c.call('N', seq(0))));
+        int nsc = AccessibilityEvent.TYPE_NOTIFICATION_STATE_CHANGED;
+        // Android 11+ (ToastPresenter): class android.widget.Toast, the app's package, the view's text.
+        World.listener.onAccessibilityEvent(new AccessibilityEvent(nsc, "android.widget.Toast", "com.taobao.taobao", "Added to cart"));
+        // Not toasts: a notification's event, a content change, a class that only starts like Toast's.
+        World.listener.onAccessibilityEvent(new AccessibilityEvent(nsc, "android.app.Notification", "com.example.mail", "New mail"));
+        World.listener.onAccessibilityEvent(new AccessibilityEvent(AccessibilityEvent.TYPE_WINDOW_CONTENT_CHANGED, "android.widget.Toast", "com.taobao.taobao", "x"));
+        World.listener.onAccessibilityEvent(new AccessibilityEvent(nsc, "android.widget.ToastLike", "com.taobao.taobao", "y"));
+        World.listener.onAccessibilityEvent(new AccessibilityEvent());
+        // Before Android 11 (Toast.TN): the inner class's name; the text in parts.
+        World.listener.onAccessibilityEvent(new AccessibilityEvent(nsc, "android.widget.Toast$TN", "com.example.notes", "Saved", "2 notes"));
+        equal("toasts heard, others ignored", "now=2 | 1 com.taobao.taobao Added to cart | 2 com.example.notes Saved 2 notes", toastReply(c.call('N', seq(0))));
+        equal("toasts after a sequence", "now=2 | 2 com.example.notes Saved 2 notes", toastReply(c.call('N', seq(1))));
+        equal("none after the current one", "now=2", toastReply(c.call('N', seq(2))));
+        equal("none after a sequence not reached (another helper's)", "now=2", toastReply(c.call('N', seq(99))));
+        equal("change counter still counts every event", 6L, long8(c.call('C', new byte[0]).payload));
+        equal("short payload", "1 payload too short: need 4 more bytes at offset 4 of 4", errorOf(c.call('N', ints(0))));
+
+        // Bounds: the last KEEP kept; long texts clipped (not inside a surrogate pair).
+        StringBuilder lng = new StringBuilder();
+        for (int i = 0; i < Toasts.MAX_TEXT - 1; i++) {
+            lng.append('a');
+        }
+        lng.append("\ud83d\udc4b tail");
+        for (int i = 0; i < 20; i++) {
+            World.listener.onAccessibilityEvent(new AccessibilityEvent(nsc, "android.widget.Toast", "com.example.notes", i == 19 ? lng.toString() : "t" + i));
+        }
+        Frame all = c.call('N', seq(0));
+        String got = toastReply(all);
+        check("only the last 16 kept, oldest first", got.startsWith("now=22 | 7 com.example.notes t4 | 8 com.example.notes t5") && got.split(" \\| ").length == 17, got.substring(0, Math.min(200, got.length())));
+        String last = got.substring(got.lastIndexOf(" | ") + 3);
+        equal("a long text clipped before a split surrogate pair", "22 com.example.notes " + lng.substring(0, Toasts.MAX_TEXT - 1), last);
+        equal("toasts after the oldest kept", "now=22 | 22 com.example.notes " + lng.substring(0, Toasts.MAX_TEXT - 1), toastReply(c.call('N', seq(21))));
+        c.call('Q', new byte[0]);
+        r.thread.join(5000);
+        World.reset();
     }
 
     // ---- LAUNCH (protocol 2): resolve the launcher activity, start it through the activity manager ----

@@ -13,7 +13,8 @@ import phonepilot.fakes.World;
  * focused text field and one launchable app, for the Go client's
  * conformance test. Prints
  * "PORT n" once the fake abstract socket listens, then "READY ..." as the
- * helper does; a line "event" on stdin fires an accessibility event; the
+ * helper does; a line "event" on stdin fires an accessibility event, "toast"
+ * a toast's; the
  * process ends when the helper exits (quit or idle).
  */
 public final class Launcher {
@@ -56,6 +57,11 @@ public final class Launcher {
                     while ((line = in.readLine()) != null) {
                         if (line.equals("event") && World.listener != null) {
                             World.listener.onAccessibilityEvent(new AccessibilityEvent());
+                            System.out.println("fired");
+                        }
+                        if (line.equals("toast") && World.listener != null) {
+                            World.listener.onAccessibilityEvent(new AccessibilityEvent(AccessibilityEvent.TYPE_NOTIFICATION_STATE_CHANGED,
+                                "android.widget.Toast", "com.example.notes", "Saved"));
                             System.out.println("fired");
                         }
                     }
