@@ -1142,6 +1142,15 @@ func hexID(s string) string {
 
 func (p *Phone) focusedWindow() (pkg, act string) {
 	if p.popup != nil && !p.popup.ad && !p.popup.fake {
+		// The system window in front (dialogWindow's) has the focus.
+		switch p.popup.kind {
+		case popupANR:
+			// A window of the system server's, not an activity
+			// (mCurrentFocus=Window{… Application Not Responding: …}).
+			return androidPkg, ""
+		case popupSystemUpdate:
+			return gmsPkg, "com.google.android.gms.update.SystemUpdateActivity"
+		}
 		return permissionPkg, "com.android.permissioncontroller.permission.ui.GrantPermissionsActivity"
 	}
 	return p.foreground()

@@ -337,6 +337,14 @@ func TestHostileDialogsDismissLikeRealOnes(t *testing.T) {
 			r.p.pending = nil
 			r.p.mu.Unlock()
 			show(t, r, c.kind, c.perm)
+			// The dialog has the focus: the Scene names its package (a
+			// runtime that took the app's package for the dialog's found
+			// nothing of that app to use and waited, as for a screen
+			// still loading, until its settle cap).
+			want := map[string]string{"permission": permissionPkg, "anr": androidPkg, "system_update": gmsPkg}[c.kind]
+			if sc, err := r.d.Scene(ctx); err != nil || sc.Package != want {
+				t.Fatalf("with the %s dialog in front the Scene's package is %q (%v); want %s", c.kind, sc.Package, err, want)
+			}
 			// The dialog is a modal system window: a tap outside its buttons
 			// does nothing.
 			r.d.Tap(ctx, 540, 300)
