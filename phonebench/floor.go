@@ -2,6 +2,7 @@ package phonebench
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -108,7 +109,15 @@ func floor(ctx context.Context, u unit, params map[string]string) (time.Duration
 		before    *scene.Scene // the screen the last action acted on
 		looks     []look       // after the last action, up to ReadyAt
 		dismissed bool         // the last action was charged nothing (dismissal below)
-		closed    bool         // the last action closed something in the way
+		closed    bool         // the last action was a free close of something in the way
+		// The last action that was charged (not a dismissal): when it
+		// was made, the screen it acted on, every look since (across the
+		// free closes after it) and what its effect has been charged so
+		// far.
+		from       time.Time
+		fromBefore *scene.Scene
+		since      []look
+		paid       time.Duration
 		failed    bool         // the last call failed
 		// lastScroll: the previous call's arguments if it was a scroll.
 		lastScroll string
@@ -122,7 +131,10 @@ func floor(ctx context.Context, u unit, params map[string]string) (time.Duration
 		m := d.next(sc.Listing(), prev)
 		// A dismissal, or a call after one that failed without touching
 		// the phone (an app that is not installed): an agent that gives up
-		// on the first answer makes neither.
+		// on the first answer makes neither. Not the app's own error page
+		// (Taobao's results that failed to load): it comes of the load
+		// the agent asked for, not at a moment a faster agent could have
+		// beaten, and Retry is pressed once it shows, like any button.
 		// A scroll the same way as the one before: an agent may scroll
 		// farther in one gesture (the rule planner swipes the whole
 		// screen where the script scrolls a list twice), so it is charged
@@ -133,7 +145,7 @@ func floor(ctx context.Context, u unit, params map[string]string) (time.Duration
 		}
 		again := !m.Finish && scroll != "" && scroll == lastScroll
 		lastScroll = scroll
-		dismissal := !m.Finish && (d.last == kindDismiss || failed || again)
+		dismissal := !m.Finish && (d.last == kindDismiss && !errorPage(phone) || failed || again)
 		if looks != nil && onFirst {
 			onFirst = false
 			if !failed && !dismissed {
@@ -168,27 +180,28 @@ func floor(ctx context.Context, u unit, params map[string]string) (time.Duration
 			// action's effect and the element the claim rests on.
 			total += max(seen(looks, before, m.Shows).Sub(acted), cheapRead)
 		case looks != nil && closed && !dismissal:
-			// The close was free, what comes after it is not: the next
-			// action's target, or what a claim rests on, was not there to
-			// act on when the popup or error page was closed (else the
-			// decider acted first), so every agent waits for it after the
-			// close — Taobao's results load again after Retry on the
-			// network error page. From the close, not from the action
-			// before it, so a popup that came late costs nothing.
-			at := acted
+			// The closes were free, what comes after them is not: the
+			// next action's target, or what a claim rests on, shows when
+			// it shows whatever came over the screen meanwhile (the
+			// results load under an ad that came with the search), so
+			// every agent waits for it from the last charged action, less
+			// what that action's effect has been charged already.
+			at := from
 			switch {
 			case !m.Finish:
-				at = earliest(looks, before, sc, m.Call)
+				at = earliest(since, fromBefore, sc, m.Call)
 			case m.Shows != "":
-				at = seen(looks, before, m.Shows)
+				at = seen(since, fromBefore, m.Shows)
 			}
-			total += max(at.Sub(acted), 0)
+			total += max(at.Sub(from)-paid, 0)
 		case looks != nil && !dismissed && !dismissal:
 			total += max(earliest(looks, before, sc, m.Call).Sub(acted), cheapRead)
 		case looks != nil && dismissal && !dismissed:
 			// The popup is not this agent's to wait for: the screen's own
 			// change is.
-			total += max(earliest(looks, before, sc, tools.Call{}).Sub(acted), cheapRead)
+			c := max(earliest(looks, before, sc, tools.Call{}).Sub(acted), cheapRead)
+			total += c
+			paid += c
 		}
 		if m.Finish || steps == maxSteps {
 			break
@@ -199,7 +212,7 @@ func floor(ctx context.Context, u unit, params map[string]string) (time.Duration
 		if firstActed < 0 {
 			firstActed = total
 		}
-		acted, before, dismissed, closed = clk.Now(), sc, dismissal, d.last == kindDismiss
+		acted, before, dismissed, closed = clk.Now(), sc, dismissal, dismissal && d.last == kindDismiss
 		res, err := tools.Run(ctx, dev, sc, m.Call, tools.RunOptions{Clock: clk})
 		prev = &outcome{OK: err == nil, Text: res.Text}
 		failed = err != nil
@@ -209,9 +222,27 @@ func floor(ctx context.Context, u unit, params map[string]string) (time.Duration
 		if looks, err = lookAhead(ctx, phone, clk, read); err != nil {
 			return 0, err
 		}
+		if dismissal {
+			since = append(since, looks...)
+		} else {
+			from, fromBefore, since, paid = acted, before, looks, 0
+		}
 		sc = looks[len(looks)-1].sc
 	}
 	return total, ctx.Err()
+}
+
+// errorPage reports the phone showing an app's own error page in place of
+// what it was loading (the state's network_error).
+func errorPage(phone *sim.Phone) bool {
+	b, err := phone.State()
+	if err != nil {
+		return false
+	}
+	var st struct {
+		NetworkError string `json:"network_error"`
+	}
+	return json.Unmarshal(b, &st) == nil && st.NetworkError != ""
 }
 
 // lookAhead looks at the screen now and at each moment it changes by

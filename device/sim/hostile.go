@@ -80,7 +80,33 @@ type hostileState struct {
 // hostileDraws are the random numbers one input draws under the hostile
 // profile, always all of them, so the sequence replays.
 type hostileDraws struct {
-	event, kind, perm, delay, dur, net float64
+	event, kind, perm, delay, dur float64
+	// net is drawn, and no longer used, so that each input still makes
+	// six draws and seeds replay their other events: whether the results
+	// fail to load is the seed's alone (netErrRun).
+	net float64
+}
+
+// netErrRun says whether the first Taobao results of a run on seed fail
+// to load (with probability prob): hashed from the seed alone, not drawn
+// per input, so that every agent on the same seed meets the same network
+// error whatever it did before — the benchmark's floor and each policy
+// alike ("the same seeds and fault schedules"), where a draw per input
+// gave an agent that closed one more popup other luck.
+func netErrRun(seed int64, prob float64) bool {
+	h := uint64(seed) * 0x9e3779b97f4a7c15 // splitmix64 of the seed
+	h = (h ^ h>>30) * 0xbf58476d1ce4e5b9
+	h = (h ^ h>>27) * 0x94d049bb133111eb
+	h ^= h >> 31
+	return float64(h>>11)/(1<<53) < prob
+}
+
+// NetworkErrorRun reports whether, under profile, a run on seed meets the
+// network error page on its first Taobao results (false for a profile
+// without it, or one the simulator does not have).
+func NetworkErrorRun(seed int64, profile string) bool {
+	pr, ok := profiles[profile]
+	return ok && pr.netErrProb > 0 && netErrRun(seed, pr.netErrProb)
 }
 
 func (p *Phone) drawHostile() hostileDraws {
@@ -117,7 +143,7 @@ func (p *Phone) hostileAfter(now time.Time, h hostileDraws, tbBefore *tbScreen) 
 		p.log.Debug("sim: interruption scheduled (hostile)", "kind", pp.kind, "at", pp.at)
 	}
 	if top := p.taobaoTop(); p.prof.netErrProb > 0 && !p.hostile.netErrDone && top != nil && top != tbBefore &&
-		top.name == "results" && p.fg == taobaoPkg && h.net < p.prof.netErrProb {
+		top.name == "results" && p.fg == taobaoPkg && netErrRun(p.cfg.Seed, p.prof.netErrProb) {
 		p.hostile.netErr, p.hostile.netErrDone = top, true
 		p.logInterruption(interruption{Kind: kindNetworkError, App: taobaoPkg})
 	}

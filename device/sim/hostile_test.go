@@ -373,6 +373,55 @@ func TestHostileDialogsDismissLikeRealOnes(t *testing.T) {
 	}
 }
 
+// Whether a run meets the network error page is its seed's alone
+// (NetworkErrorRun): the same seed meets it, or not, whatever the agent
+// did before its first search — here a detour through Settings and back,
+// which used to shift the per-input draws and with them the error, so
+// that the benchmark's floor and a policy on one seed met different luck.
+func TestHostileNetworkErrorIsTheSeeds(t *testing.T) {
+	ctx := context.Background()
+	met := map[bool]int{}
+	for seed := int64(1); seed <= 10; seed++ {
+		want := NetworkErrorRun(seed, "hostile")
+		met[want]++
+		for _, detour := range []bool{false, true} {
+			r := newHostileRun(t, "en", seed)
+			r.keepNetErr = true
+			if detour {
+				r.input(func() { r.d.LaunchApp(ctx, "Settings") })
+				r.input(func() { r.d.Key(ctx, device.KeyHome) })
+			}
+			r.input(func() { r.d.LaunchApp(ctx, "Taobao") })
+			// Taps are dropped under hostile: a person taps again until
+			// the screen shows it took.
+			tapUntil := func(id string, took func(tb map[string]any) bool) {
+				for i := 0; i < 4 && !took(r.state()["taobao"].(map[string]any)); i++ {
+					r.input(func() { r.tapID("com.taobao.taobao:id/" + id) })
+				}
+				if !took(r.state()["taobao"].(map[string]any)) {
+					t.Fatalf("seed %d: %s did not take: %v", seed, id, r.state()["taobao"])
+				}
+			}
+			tapUntil("poplayer_close", func(tb map[string]any) bool { return tb["popup"] == false })
+			tapUntil("home_searchbar", func(tb map[string]any) bool { return tb["screen"] == "search" })
+			r.input(func() { r.d.TypeText(ctx, "Mac mini") })
+			tapUntil("search_button", func(tb map[string]any) bool { return tb["screen"] != "search" })
+			r.clk.Advance(3 * time.Second)
+			r.settled()
+			got := false
+			for _, in := range r.p.hostile.log {
+				got = got || in.Kind == kindNetworkError
+			}
+			if got != want {
+				t.Errorf("seed %d, detour %t: network error %t; NetworkErrorRun says %t", seed, detour, got, want)
+			}
+		}
+	}
+	if met[true] == 0 || met[false] == 0 {
+		t.Errorf("seeds 1–10: %d with the network error, %d without; the profile's half should show both", met[true], met[false])
+	}
+}
+
 // TestHostileNetworkErrorPageRetries: the first results page that fails
 // shows the error page (after the spinner), in place of the results;
 // Retry shows the spinner again and then the results.
