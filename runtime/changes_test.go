@@ -78,7 +78,19 @@ func TestPressJudgedByTheToastQueue(t *testing.T) {
 // product page.
 func onProductPage(t *testing.T, seed int64) (*sim.Phone, *sim.Device, *clock.Fake) {
 	t.Helper()
-	p, d, clk := slowPhone(t, seed, sim.ObserverUIAutomator)
+	return onProductPageVia(t, seed, sim.ObserverUIAutomator)
+}
+
+// onProductPageVia is onProductPage on observation path o.
+func onProductPageVia(t *testing.T, seed int64, o sim.Observer) (*sim.Phone, *sim.Device, *clock.Fake) {
+	t.Helper()
+	return onProductPageWith(t, sim.Config{Seed: seed, Observer: o})
+}
+
+// onProductPageWith is onProductPage on a slow phone of cfg.
+func onProductPageWith(t *testing.T, cfg sim.Config) (*sim.Phone, *sim.Device, *clock.Fake) {
+	t.Helper()
+	p, d, clk := slowPhoneWith(t, cfg)
 	ctx := context.Background()
 	d.LaunchApp(ctx, "Taobao")
 	tapWhenShown(t, clk, d, "poplayer_close")
@@ -313,8 +325,15 @@ func TestSettleOnTheCounterAfterAGestureThatMovedNothing(t *testing.T) {
 // no popups) on path o, with its fake clock.
 func slowPhone(t *testing.T, seed int64, o sim.Observer) (*sim.Phone, *sim.Device, *clock.Fake) {
 	t.Helper()
+	return slowPhoneWith(t, sim.Config{Seed: seed, Observer: o})
+}
+
+// slowPhoneWith is slowPhone with cfg's other fields.
+func slowPhoneWith(t *testing.T, cfg sim.Config) (*sim.Phone, *sim.Device, *clock.Fake) {
+	t.Helper()
 	clk := clock.NewFake(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
-	p, err := sim.New(sim.Config{Clock: clk, Profile: "slow", Seed: seed, Observer: o})
+	cfg.Clock, cfg.Profile = clk, "slow"
+	p, err := sim.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

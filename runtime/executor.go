@@ -73,6 +73,10 @@ type executor struct {
 	// ran are the approved actions that ran in this task (refusalKey →
 	// step number): one asked for again is not approved as if new.
 	ran map[string]int
+	// watching is the attempt's press watched for toasts (toastwatch.go),
+	// nil when it is not: check does not take an old toast going for its
+	// effect.
+	watching *toastWatch
 }
 
 // newExecutor builds the Executor of one task. A nil backoff is the default
@@ -141,7 +145,10 @@ func (e *executor) execute(ctx context.Context, number int, ps plan.PlannedStep,
 		onAttempt(a, call)
 		return fail(e.refusal.reason)
 	}
+	var watched *toastWatch // the latest attempt's press, watched for toasts
+	defer func() { e.watching = nil }()
 	for n := 1; n <= e.cfg.StepRetries; n++ {
+		e.watching = nil
 		if n > 1 {
 			if err := e.clock.Sleep(ctx, e.backoff.Delay(n)); err != nil {
 				return e.abort(rec, start, actedOn, err)
@@ -181,7 +188,7 @@ func (e *executor) execute(ctx context.Context, number int, ps plan.PlannedStep,
 
 		var result string
 		pressed := false // an input reached the phone in this attempt
-		if n > 1 && e.tookEffect(ps, tool, call, base, cur) {
+		if n > 1 && e.tookEffect(ctx, ps, tool, call, base, cur, watched) {
 			if rest, done, ok := tool.Remainder(call, e.outcome(base, cur)); ok {
 				// Part of the input is on the screen (the text is in the
 				// field, the submit did not land): do only the rest.
@@ -208,7 +215,8 @@ func (e *executor) execute(ctx context.Context, number int, ps plan.PlannedStep,
 				result = "already took effect; not repeated"
 			}
 		} else {
-			if _, onElement := tools.ElementArg(call); onElement && tool.Press() && toastShown(actScene) {
+			watched = e.watchToasts(ctx, ps, tool, call, actScene)
+			if _, onElement := tools.ElementArg(call); onElement && tool.Press() && toastShown(actScene) && watched == nil {
 				// A button's press (not a key: BACK's effect is not a toast).
 				was := actScene
 				c, sc, err := e.afterToast(ctx, call, actScene)
@@ -252,17 +260,48 @@ func (e *executor) execute(ctx context.Context, number int, ps plan.PlannedStep,
 		// screen) has nothing to wait for.
 		already := tool.Press() && tool.TookEffect(call, e.outcome(actScene, actScene))
 		var heard toastHeard
-		if pressed && !already {
+		tw := watched
+		if !pressed || already {
+			tw = nil
+		}
+		e.watching = tw
+		switch {
+		case tw != nil:
+			// Watched: a toast announced right after the press is its
+			// answer, heard before any read (issue 12's second Add to
+			// cart, under the first one's toast, need not wait for it).
+			tw.listen(ctx)
+			heard = tw.heardAs()
+		case pressed && !already:
 			heard = e.hearToast(ctx, ps, tool, call, actScene)
 		}
-		after, err := e.settle(ctx, cur, func(sc *scene.Scene) bool {
-			met, _ := e.check(ps, call, base, sc)
-			return met || heard.answered()
-		}, already || heard.answered(), actedAt)
+		var (
+			after *scene.Scene
+			err   error
+		)
+		if tw != nil && heard.answered() {
+			after, err = e.seen(e.observe(ctx))
+		} else {
+			after, err = e.settle(ctx, cur, func(sc *scene.Scene) bool {
+				met, _ := e.check(ps, call, base, sc)
+				if !met && tw.answered(ctx) {
+					heard = tw.heardAs()
+				}
+				return met || heard.answered()
+			}, already || heard.answered(), actedAt)
+		}
 		if err != nil {
 			return e.abort(rec, start, actedOn, err)
 		}
 		met, why := e.check(ps, call, base, after)
+		if !met && tw != nil && tw.answers && !heard.answered() && tw.old {
+			// Its toast may be queued behind the old one.
+			if after, err = e.hearQueued(ctx, tw, actedAt, after); err != nil {
+				return e.abort(rec, start, actedOn, err)
+			}
+			heard = tw.heardAs()
+			met, why = e.check(ps, call, base, after)
+		}
 		if !met && heard.answered() {
 			// The app answered the press with a toast, heard in the
 			// system's queue right after it: the press landed, whatever

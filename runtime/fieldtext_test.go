@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"context"
 	"log/slog"
 	"testing"
 	"time"
@@ -31,7 +32,7 @@ func TestFieldTextIsJudgedOnTheFieldTypedInto(t *testing.T) {
 	if met, _ := e.check(ps, call, base, wrong); met {
 		t.Error("the minutes typed into the Hour field passed as typed into Minute")
 	}
-	if e.tookEffect(ps, tool, call, base, wrong) {
+	if e.tookEffect(context.Background(), ps, tool, call, base, wrong, nil) {
 		t.Error("the text in another field counted as already typed: the retry would not type it into Minute")
 	}
 	if met, why := e.check(ps, call, base, fields("22", "50")); !met {

@@ -107,6 +107,11 @@ func (e *executor) check(ps plan.PlannedStep, call tools.Call, base, after *scen
 		if c, ok := onlyCovered(call, base, after); ok {
 			return false, fmt.Sprintf("%s came up over the pressed element and nothing else changed", describeElement(c))
 		}
+		if e.watching.silent() && toastOnly(base, after) {
+			// The press was watched and no toast answered it: a toast
+			// that came or went is not its effect (an old one going).
+			return false, "no toast answered the press and only a toast that was already there changed"
+		}
 		return t.Changed(call, e.outcome(base, after))
 	case plan.ExpectApp:
 		if apps.InFront(after.Package, x.App) || (!strings.Contains(x.App, ".") && after.Package != base.Package && after.Package != "" && !apps.SystemDialog(after.Package)) {
@@ -171,10 +176,13 @@ func appUnder(sc *scene.Scene, app string) bool {
 }
 
 // appPart is what the screen shows of package pkg, for comparing it alone.
-func appPart(sc *scene.Scene, pkg string) string {
+func appPart(sc *scene.Scene, pkg string) string { return appPartExcept(sc, pkg, nil) }
+
+// appPartExcept is appPart without the windows in skip.
+func appPartExcept(sc *scene.Scene, pkg string, skip map[int]bool) string {
 	var b strings.Builder
 	for _, el := range sc.Elements {
-		if el.Package != pkg {
+		if el.Package != pkg || skip[el.Window] {
 			continue
 		}
 		fmt.Fprintf(&b, "%s|%s|%s|%s|%v|%t\n", el.Class, el.ResourceID, el.Text, el.Desc, el.Bounds, el.Checked)
@@ -184,7 +192,12 @@ func appPart(sc *scene.Scene, pkg string) string {
 
 // tookEffect reports whether an input's effect is already on the screen, so
 // repeating it would do it twice; the tool says what its effect is.
-func (e *executor) tookEffect(ps plan.PlannedStep, t *tools.Tool, call tools.Call, base, cur *scene.Scene) bool {
+//
+// A press watched for toasts (tw, the previous attempt's) is judged by
+// them: a toast of the app announced after one a toast may answer means it
+// landed; none, that an old toast on the screen, or its going, is not its
+// effect.
+func (e *executor) tookEffect(ctx context.Context, ps plan.PlannedStep, t *tools.Tool, call tools.Call, base, cur *scene.Scene, tw *toastWatch) bool {
 	if ps.Expect.Kind == plan.ExpectGone && ps.Target != nil && t.Press() {
 		// Closing something: while it is still there, the press did not
 		// close it (what changed was something else), and pressing a
@@ -193,7 +206,17 @@ func (e *executor) tookEffect(ps plan.PlannedStep, t *tools.Tool, call tools.Cal
 			return false
 		}
 	}
-	if t.Press() && toastShown(cur) {
+	silent := false
+	if t.Press() && tw != nil {
+		if tw.answered(ctx) {
+			return true
+		}
+		tw.listen(ctx)
+		if silent = tw.silent(); silent && toastOnly(base, cur) {
+			return false // only the old toast went (or another came)
+		}
+	}
+	if t.Press() && toastShown(cur) && !silent {
 		// A toast is the app's answer to a press ("Added to cart"): with
 		// one on the screen the press most likely landed even though
 		// nothing else changed (the same toast already showed), and

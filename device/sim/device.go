@@ -298,5 +298,9 @@ func (p *Phone) toastsLocked(now time.Time) []device.Toast {
 	if p.toast.text == "" {
 		return nil
 	}
-	return []device.Toast{{Package: p.toast.pkg, Text: p.toast.text}}
+	out := []device.Toast{{Package: p.toast.pkg, Text: p.toast.text}}
+	for _, t := range p.toastQ {
+		out = append(out, device.Toast{Package: t.pkg, Text: t.text})
+	}
+	return out
 }

@@ -58,6 +58,13 @@ type Config struct {
 	// Helper is how phonepilot's helper behaves when adb starts it
 	// (helper.go): "" works, "refuse", "held", "crash-after=N".
 	Helper string
+	// ToastQueue: an app's toast shown while another still shows waits
+	// behind it and shows when it goes, as Android's
+	// NotificationManagerService queues each new Toast (enqueueToast: a
+	// new token goes to the end of mToastQueue; only the first shows).
+	// Without it a new toast replaces the old at once, as it does for an
+	// app that cancels its previous toast before showing the next.
+	ToastQueue bool
 }
 
 // Validate reports the first invalid field, naming it.
@@ -139,6 +146,7 @@ type Phone struct {
 	pending   *popup
 	anim      *transition
 	toast     toast
+	toastQ    []toast  // toasts waiting behind the one showing (Config.ToastQueue)
 	toasts    toastLog // each toast as it showed: what a helper hears (toasts.go); not reset
 	ime       string
 	imes      map[string]bool // enabled input methods
@@ -196,7 +204,7 @@ func (p *Phone) resetLocked() {
 	p.overview = false
 	p.focus = focusKey{}
 	p.popup, p.pending, p.anim = nil, nil, nil
-	p.toast = toast{}
+	p.toast, p.toastQ = toast{}, nil
 	p.imes = map[string]bool{gboardIME: true}
 	p.ime = gboardIME
 	if !p.cfg.NoADBKeyboard {
@@ -385,9 +393,17 @@ func (p *Phone) kill(pkg string) {
 	}
 }
 
+// toastShort is how long a toast shows (Toast.LENGTH_SHORT: 2 s).
+const toastShort = 2 * time.Second
+
 func (p *Phone) showToast(text string) {
-	p.toast = toast{pkg: p.fg, text: text, until: p.now().Add(2 * time.Second)}
-	p.toasts.add(p.fg, text, p.now())
+	now := p.now()
+	if p.cfg.ToastQueue && p.toast.text != "" && now.Before(p.toast.until) {
+		p.toastQ = append(p.toastQ, toast{pkg: p.fg, text: text})
+		return
+	}
+	p.toast = toast{pkg: p.fg, text: text, until: now.Add(toastShort)}
+	p.toasts.add(p.fg, text, now)
 }
 
 // Input, shared by Exec and the in-process Device. Each runs under p.mu.
@@ -699,8 +715,15 @@ func (p *Phone) settle(now time.Time) {
 			p.showPopup(pp, a.pkg())
 		}
 	}
-	if !p.toast.until.IsZero() && !now.Before(p.toast.until) {
+	for !p.toast.until.IsZero() && !now.Before(p.toast.until) {
+		end := p.toast.until
 		p.toast = toast{}
+		if len(p.toastQ) > 0 {
+			// The next in the queue shows as the last one goes.
+			p.toast, p.toastQ = p.toastQ[0], p.toastQ[1:]
+			p.toast.until = end.Add(toastShort)
+			p.toasts.add(p.toast.pkg, p.toast.text, end)
+		}
 	}
 }
 

@@ -13,8 +13,9 @@ import (
 // each toast with an accessibility event when it shows it
 // (TYPE_NOTIFICATION_STATE_CHANGED from android.widget.Toast, the app's
 // package, the text), and the helper keeps the last helper.MaxToasts with a
-// growing number (Toasts.java). The simulator records one when an app
-// shows a toast, at that moment (showToast).
+// growing number (Toasts.java). The simulator records one when an app's
+// toast shows, at that moment: when the app shows it (showToast), or,
+// with Config.ToastQueue, when the toast before it goes (settle).
 type toastLog struct {
 	seq    uint64 // the last toast's number; never reset, so marks stay true
 	events []toastEvent
@@ -60,6 +61,7 @@ func (d *Device) ToastsSince(ctx context.Context, mark device.ToastMark) (device
 	}
 	d.p.mu.Lock()
 	defer d.p.mu.Unlock()
+	d.p.settle(d.p.now()) // a queued toast shows as the one before it goes
 	const source = "sim"
 	after := mark.Seq
 	if mark.Source != source {
@@ -85,6 +87,7 @@ func (b *helperBackend) Toasts(after uint64) (uint64, []helper.ToastEvent, error
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.settle(p.now())
 	base := b.h.toastBase
 	var out []helper.ToastEvent
 	for _, e := range p.toasts.after(base + after) {

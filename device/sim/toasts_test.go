@@ -69,24 +69,6 @@ func onProductPage(v *drive, clk *clock.Fake) {
 	clk.Advance(3 * time.Second)
 }
 
-// A toast the app shows while no press was made (a dropped tap under an
-// old toast) is not heard: only a toast that shows is.
-func TestDroppedPressHeardNoToast(t *testing.T) {
-	clk := clock.NewFake(time.Date(2026, 11, 30, 9, 41, 0, 0, time.UTC))
-	v := newDrive(t, Config{Clock: clk, Profile: "slow", Observer: ObserverHelper})
-	ctx := context.Background()
-	onProductPage(v, clk)
-	v.tapLabel("Add to cart")
-	mark, _, err := v.d.ToastsSince(ctx, device.ToastMark{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	clk.Advance(500 * time.Millisecond) // the old toast still shows; no press
-	if _, ts, _ := v.d.ToastsSince(ctx, mark); len(ts) != 0 || !v.scene().ShowsToast() {
-		t.Errorf("toasts with no press under a showing toast: %v; want none", ts)
-	}
-}
-
 // The log keeps the last helper.MaxToasts, as Toasts.java does, numbered
 // without a gap; a helper process numbers from its own start.
 func TestToastLogBounds(t *testing.T) {
@@ -111,5 +93,37 @@ func TestToastLogBounds(t *testing.T) {
 	now, evs, err := (&helperBackend{p: p, h: h}).Toasts(0)
 	if err != nil || now != 2 || len(evs) != 2 || evs[0].Seq != 1 || evs[1].Seq != 2 || evs[1].Text != "Added to cart" {
 		t.Fatalf("a helper started at toast %d: now %d, %+v, %v; want its own two, numbered 1 and 2", h.toastBase, now, evs, err)
+	}
+}
+
+// With Config.ToastQueue a second toast of the app waits behind the one
+// showing, as NotificationManagerService queues it: the toast queue lists
+// both, and the second is heard, and shows, only when the first goes.
+func TestQueuedToastHeardWhenItShows(t *testing.T) {
+	clk := clock.NewFake(time.Date(2026, 11, 30, 9, 41, 0, 0, time.UTC))
+	v := newDrive(t, Config{Clock: clk, Profile: "slow", Observer: ObserverHelper, ToastQueue: true})
+	ctx := context.Background()
+	onProductPage(v, clk)
+	v.tapLabel("Add to cart")
+	mark, _, err := v.d.ToastsSince(ctx, device.ToastMark{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(500 * time.Millisecond)
+	v.tapLabel("Add to cart")
+	added := device.Toast{Package: "com.taobao.taobao", Text: "Added to cart"}
+	if ts, _ := v.d.Toasts(ctx); !reflect.DeepEqual(ts, []device.Toast{added, added}) {
+		t.Errorf("the toast queue after two Add to cart: %v; want both", ts)
+	}
+	if _, ts, _ := v.d.ToastsSince(ctx, mark); len(ts) != 0 {
+		t.Errorf("toasts heard while the first still shows: %v; want none yet", ts)
+	}
+	clk.Advance(1500 * time.Millisecond) // the first toast's 2 s are up
+	if _, ts, _ := v.d.ToastsSince(ctx, mark); !reflect.DeepEqual(ts, []device.Toast{added}) || !v.scene().ShowsToast() {
+		t.Errorf("toasts heard as the first goes: %v; want the second", ts)
+	}
+	clk.Advance(2 * time.Second)
+	if v.scene().ShowsToast() {
+		t.Error("a toast still shows 2 s after the second one showed")
 	}
 }
