@@ -9,14 +9,18 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	ppdevice "phonepilot/device"
+	"phonepilot/device/adb"
 	"phonepilot/device/adb/helper"
 	"phonepilot/device/sim/simadb"
 	"phonepilot/lifecycle"
+	"phonepilot/scene"
 	"phonepilot/storage/sqlite"
 )
 
@@ -377,6 +381,41 @@ func TestHelperEndToEnd(t *testing.T) {
 			}
 			if helperListening(t, env) {
 				t.Errorf("the helper still listens after the trial")
+			}
+		})
+		// The helper hears toasts (protocol 3) in the simulator's own
+		// process, through Debian's adb server and localabstract:: after a
+		// task left a product page, a mark, Add to cart, and its toast.
+		t.Run("toasts", func(t *testing.T) {
+			defer phone.reset(t)
+			if o := runOnHelperSim(t, bin, device, env.ServerAddr, "open Taobao and tap the first product"); o.status != string(lifecycle.Completed) {
+				t.Fatalf("task %v\n%s", o, o.output)
+			}
+			ctx := t.Context()
+			d, err := adb.Open(ctx, adb.Config{Server: env.ServerAddr, Serial: phone.adb, Observer: adb.ObserverHelper})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer d.Close()
+			sc, err := d.Scene(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			el, ok := sc.Resolve(scene.Selector{Field: scene.FieldID, Value: "com.taobao.taobao:id/add_cart"})
+			if !ok {
+				t.Fatalf("no Add to cart on %s after the task", sc.Package)
+			}
+			mark, ts, err := d.ToastsSince(ctx, ppdevice.ToastMark{})
+			if err != nil || len(ts) != 0 {
+				t.Fatalf("toasts before Add to cart: %v, %v", ts, err)
+			}
+			x, y := el.Bounds.Center()
+			if err := d.Tap(ctx, x, y); err != nil {
+				t.Fatal(err)
+			}
+			want := []ppdevice.Toast{{Package: "com.taobao.taobao", Text: "Added to cart"}}
+			if now, ts, err := d.ToastsSince(ctx, mark); err != nil || !reflect.DeepEqual(ts, want) || now.Seq != mark.Seq+1 {
+				t.Fatalf("toasts after Add to cart: %v (mark %+v then %+v), %v; want %v", ts, mark, now, err, want)
 			}
 		})
 		t.Run("serve", func(t *testing.T) {
