@@ -127,6 +127,9 @@ func floor(ctx context.Context, u unit, params map[string]string) (time.Duration
 		firstActed, firstSeen time.Duration = -1, -1
 		onFirst                             = true // the last action was the first
 	)
+	// Before any action, the screen as first read is what a close at the
+	// start leaves the agent waiting from.
+	from, fromBefore, since = first.at, first.sc, []look{first}
 	for steps := 0; steps <= maxSteps; steps++ {
 		m := d.next(sc.Listing(), prev)
 		// A dismissal, or a call after one that failed without touching
