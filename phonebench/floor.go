@@ -118,7 +118,7 @@ func floor(ctx context.Context, u unit, params map[string]string) (time.Duration
 		fromBefore *scene.Scene
 		since      []look
 		paid       time.Duration
-		failed    bool         // the last call failed
+		failed     bool // the last call failed
 		// lastScroll: the previous call's arguments if it was a scroll.
 		lastScroll string
 		// firstActed: the total once the first action was charged;

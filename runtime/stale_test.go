@@ -73,21 +73,23 @@ func hostileSlow(t *testing.T, loc string, seed int64, cfg Config) (granted, agr
 }
 
 // Issue 27: with a planner that thinks 3 s, a dialog that comes while it
-// thinks is not tapped through. 60 hostile seeds (30 per locale): no
+// thinks is not tapped through. 120 hostile runs (60 seeds per locale): no
 // permission granted, no interruption agreed to, and the steps that met a
 // changed screen are recorded as re-planned, not succeeded. The same seeds
 // with the check switched off (StaleAfter beyond any plan) are the
 // control: there a dialog that came while the planner thought takes the
-// planned tap, and the test fails if the fixture stops producing that.
+// planned tap, and the test fails if the fixture stops producing that
+// (30 seeds a locale did once; since hostile's network error became the
+// seed's alone, seeds 36 and 48 are the ones whose dialog lands there).
 func TestSimHostileSlowPlannerGrantsNothing(t *testing.T) {
 	if testing.Short() {
-		t.Skip("120 simulated runs")
+		t.Skip("240 simulated runs")
 	}
 	off := Defaults()
 	off.StaleAfter = time.Hour
 	completed, replannedRuns, control := 0, 0, []string{}
 	for _, loc := range []string{"en", "zh"} {
-		for seed := int64(1); seed <= 30; seed++ {
+		for seed := int64(1); seed <= 60; seed++ {
 			granted, agreed, replanned, res := hostileSlow(t, loc, seed, Defaults())
 			if granted+agreed > 0 {
 				t.Errorf("%s seed %d: %d granted, %d interruptions agreed to; steps %v", loc, seed, granted, agreed, intents(res))
@@ -103,7 +105,7 @@ func TestSimHostileSlowPlannerGrantsNothing(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("60 hostile runs with a 3 s planner: 0 granted, %d completed, %d met a changed screen and re-planned; without the check %d granted or agreed: %v",
+	t.Logf("120 hostile runs with a 3 s planner: 0 granted, %d completed, %d met a changed screen and re-planned; without the check %d granted or agreed: %v",
 		completed, replannedRuns, len(control), control)
 	if replannedRuns == 0 || len(control) == 0 {
 		t.Error("no run met a screen that changed while the planner thought: the fixture does not test the check")
