@@ -179,7 +179,10 @@ func (d *decider) act(l listing) move {
 		}
 		var target *tasks.Listed
 		if want != "" {
-			if t, ok := tasks.FindTarget(l.Text, want); ok {
+			// Text goes into a field: a button labelled like the field
+			// ("短信", the button that opens the message box, where the
+			// box is not open yet) is not the target a model types into.
+			if t, ok := tasks.FindTarget(l.Text, want); ok && (st.Tool != tasks.ToolTypeText || l.editable(t.Index)) {
 				target = &t
 			}
 		}

@@ -134,6 +134,35 @@ func TestDeciderDoesNotScrollAScreenThatCannotScroll(t *testing.T) {
 	}
 }
 
+// A screen with nothing a finger can use yet (Taobao's splash: a logo)
+// is one still loading, not one that lacks the target: the decision-maker
+// waits for it rather than give up because nothing on it scrolls (a peer
+// that reads at a fixed time met the splash on slow and gave up).
+func TestDeciderWaitsOutAScreenWithNothingToUse(t *testing.T) {
+	const splash = "Screen 1080x2400 · app com.taobao.taobao\n[3] ImageView \"Taobao\" id=splash_logo\n"
+	d := newDecider([]tasks.Step{{Intent: "open the search page", Tool: tasks.ToolTap, Target: "Search"}})
+	if m := d.next(splash, nil); m.Finish || m.Call.Name != tools.Wait {
+		t.Fatalf("on a splash screen: %s %s (finish %v, %q); want a wait", m.Call.Name, m.Call.Args, m.Finish, m.Reason)
+	}
+}
+
+// Text goes into a field: when the step that types finds its label on a
+// button (the contact page's "短信", which opens the message box the label
+// also names) the box is not open yet, so the decision-maker presses the
+// button again instead of typing into it (flaky, contacts.text zh seed 9:
+// the press was lost under a permission prompt, and three type_text calls
+// on the button failed the run).
+func TestDeciderTypesIntoAFieldNotAButton(t *testing.T) {
+	const contact = "Screen 1080x2400 · app com.android.contacts\n[4] TextView \"张伟\" id=large_title\n[8] Button \"短信\" id=contact_text clickable\n[9] Button \"通话\" id=contact_call clickable\n"
+	d := newDecider([]tasks.Step{{Intent: "text them", Tool: tasks.ToolTap, Target: "短信"},
+		{Intent: "write the message", Tool: tasks.ToolTypeText, Target: "短信", Args: map[string]any{"text": "稍后给我打电话"}}})
+	d.i = 1 // the press is taken to have landed
+	m := d.next(contact, nil)
+	if m.Finish || m.Call.Name != tools.Tap || int(args(t, m)["element"].(float64)) != 8 {
+		t.Fatalf("with the message box not open: %s %s; want the button [8] pressed again", m.Call.Name, m.Call.Args)
+	}
+}
+
 func listingOf(text string) listing {
 	l, _ := parseListing(text)
 	return l

@@ -104,8 +104,17 @@ func fold(s string) string {
 }
 
 // loading says whether the screen shows that it is still loading: a
-// progress bar or a loading text.
+// progress bar, a loading text, or nothing a finger can use yet (a splash
+// screen, a window still being drawn), as the runtime judges it
+// (runtime.loading).
 func (l listing) loading() bool {
+	usable := false
+	for _, it := range l.Items {
+		usable = usable || it.Clickable || it.LongClickable || it.Editable || it.Scrollable
+	}
+	if !usable {
+		return true
+	}
 	for _, it := range l.Items {
 		if strings.HasSuffix(it.Class, "ProgressBar") {
 			return true
@@ -113,6 +122,16 @@ func (l listing) loading() bool {
 		switch fold(it.Label) {
 		case "loading", "loading...", "加载中", "加载中...", "正在加载", "please wait", "请稍候":
 			return true
+		}
+	}
+	return false
+}
+
+// editable says whether the element listed as [index] takes text.
+func (l listing) editable(index int) bool {
+	for _, it := range l.Items {
+		if it.Index == index {
+			return it.Editable
 		}
 	}
 	return false
