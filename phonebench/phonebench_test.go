@@ -629,6 +629,32 @@ func TestCartTasksOnTheOneShotPath(t *testing.T) {
 	}
 }
 
+// On the helper's path, where the phone hears toasts, a second Add to cart
+// dropped just as Taobao's promotion came up, while the first one's toast
+// was still going, is not taken for done: no toast answered it, and
+// neither the promotion nor the old toast going is its effect (with the
+// screenshot, flaky and hostile seed 10: the runtime said the press had
+// changed the screen, and the cart held one).
+func TestCartAddTwoUnderAnAdOnTheHelperPath(t *testing.T) {
+	var sel []tasks.Task
+	for _, tk := range tasks.Select("taobao.cart.add_two") {
+		sel = append(sel, tk)
+	}
+	rep, err := Run(context.Background(), Options{Tasks: sel, Seeds: 1, FirstSeed: 10, Locales: []string{"en"},
+		Profiles: []string{"hostile", "flaky"}, Policies: []string{PolicyReference}, Observer: sim.ObserverHelper, Vision: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Records) != 2 {
+		t.Fatalf("%d runs; want 2", len(rep.Records))
+	}
+	for _, r := range rep.Records {
+		if !r.Success {
+			t.Errorf("%s %s seed %d: %s", r.Task, r.Profile, r.Seed, r.Why)
+		}
+	}
+}
+
 // The bench's token count of each turn of the reference policy (the
 // request counted with a real tokenizer, plus the screenshot a request with
 // vision on carries) is within 10% of what a stand-in server that counts

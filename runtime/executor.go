@@ -360,7 +360,7 @@ func (e *executor) execute(ctx context.Context, number int, ps plan.PlannedStep,
 			// sees both fields and decides.
 			return fail(repairFailed)
 		}
-		if _, covered := onlyCovered(call, base, after); covered || e.interruption(base, after) != "" {
+		if _, covered := onlyCovered(call, base, after, e.watching.silent()); covered || e.interruption(base, after) != "" {
 			// The dialog covers the screen: another attempt would tap it.
 			// The planner sees it and deals with it first.
 			rec.Effect = plan.EffectInterrupted

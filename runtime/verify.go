@@ -104,7 +104,7 @@ func (e *executor) check(ps plan.PlannedStep, call tools.Call, base, after *scen
 		if d := e.interruption(base, after); d != "" {
 			return false, fmt.Sprintf("a system dialog (%s) came up over the screen and nothing else changed", d)
 		}
-		if c, ok := onlyCovered(call, base, after); ok {
+		if c, ok := onlyCovered(call, base, after, e.watching.silent()); ok {
 			return false, fmt.Sprintf("%s came up over the pressed element and nothing else changed", describeElement(c))
 		}
 		if e.watching.silent() && toastOnly(base, after) {
@@ -354,7 +354,7 @@ func (e *executor) transientMissed(ps plan.PlannedStep, t *tools.Tool, call tool
 	}
 	// Or a popup or a system dialog came over the button and nothing else
 	// changed: it came on its own, whether the press landed or was lost.
-	_, covered := onlyCovered(call, base, after)
+	_, covered := onlyCovered(call, base, after, e.watching.silent())
 	return covered || e.interruption(base, after) != ""
 }
 
@@ -378,7 +378,11 @@ func inside(a, b scene.Bounds) bool {
 // same, with a popup come over it (coveredBy) and every element of base
 // still there: the popup is the only change, and it says nothing about
 // the press.
-func onlyCovered(call tools.Call, base, after *scene.Scene) (scene.Element, bool) {
+//
+// A toast on after is taken for the press's answer (and so not "only
+// covered") unless toastIsOld: a press watched for toasts that none
+// answered (toastWatch.silent), where the toast is the one already there.
+func onlyCovered(call tools.Call, base, after *scene.Scene, toastIsOld bool) (scene.Element, bool) {
 	i, ok := tools.ElementArg(call)
 	if !ok || base == nil || after == nil || after.Package != base.Package || i >= len(after.Elements) {
 		return scene.Element{}, false
@@ -392,17 +396,25 @@ func onlyCovered(call tools.Call, base, after *scene.Scene) (scene.Element, bool
 		return scene.Element{}, false
 	}
 	c, ok := coveredBy(&el, base, after)
-	if !ok || toastShown(after) || focusedIn(c, after) {
+	if !ok || toastShown(after) && !toastIsOld || focusedIn(c, after) {
 		return scene.Element{}, false
 	}
 	key := func(e scene.Element) string {
 		return fmt.Sprintf("%s|%s|%s|%v|%t", e.Class, e.ResourceID, e.Label(), e.Bounds, e.Checked)
+	}
+	// An old toast going, or staying, is nothing of the press's either.
+	var baseToasts, afterToasts map[int]bool
+	if toastIsOld {
+		baseToasts, afterToasts = toastWindows(base), toastWindows(after)
 	}
 	had, have := map[string]bool{}, map[string]bool{}
 	for _, e := range base.Elements {
 		had[key(e)] = true
 	}
 	for _, e := range after.Elements {
+		if afterToasts[e.Window] {
+			continue
+		}
 		have[key(e)] = true
 		b, cb := e.Bounds, c.Bounds
 		if !had[key(e)] && after.Visible(e) && (b.Left < cb.Left || b.Top < cb.Top || b.Right > cb.Right || b.Bottom > cb.Bottom) {
@@ -410,7 +422,7 @@ func onlyCovered(call tools.Call, base, after *scene.Scene) (scene.Element, bool
 		}
 	}
 	for _, e := range base.Elements {
-		if base.Visible(e) && !have[key(e)] {
+		if base.Visible(e) && !have[key(e)] && !baseToasts[e.Window] {
 			return scene.Element{}, false
 		}
 	}
