@@ -193,7 +193,7 @@ func (e *executor) execute(ctx context.Context, number int, ps plan.PlannedStep,
 				// Part of the input is on the screen (the text is in the
 				// field, the submit did not land): do only the rest.
 				call = rest
-				r, err := e.guardedRun(ctx, number, tool, call, cur)
+				r, err := e.guardedRun(ctx, number, tool, call, cur, nil)
 				if err != nil {
 					return e.abort(rec, start, actedOn, err)
 				}
@@ -228,7 +228,7 @@ func (e *executor) execute(ctx context.Context, number int, ps plan.PlannedStep,
 					base = sc
 				}
 			}
-			r, err := e.guardedRun(ctx, number, tool, call, actScene)
+			r, err := e.guardedRun(ctx, number, tool, call, actScene, watched)
 			if err != nil {
 				return e.abort(rec, start, actedOn, err)
 			}
@@ -393,7 +393,10 @@ type ran struct {
 // gate asks anyone), gated (and approved by a person when the gate wants
 // one), then run. The error ends the task (cancelled, device gone, a
 // refused action asked for again); a tool's own failure is in ran.err.
-func (e *executor) guardedRun(ctx context.Context, number int, tool *tools.Tool, call tools.Call, sc *scene.Scene) (ran, error) {
+//
+// tw is the press's toast watch (nil for none): after a person's approval
+// its mark is taken again, as the press is made.
+func (e *executor) guardedRun(ctx context.Context, number int, tool *tools.Tool, call tools.Call, sc *scene.Scene, tw *toastWatch) (ran, error) {
 	if sc != nil && e.older(sc) && tools.Aims(call, sc) {
 		// Planned on a screen older than the phone's: act on the screen of
 		// the moment, or not at all. A call that lands on nothing (back,
@@ -418,6 +421,7 @@ func (e *executor) guardedRun(ctx context.Context, number int, tool *tools.Tool,
 	if outcome == guardApproved {
 		// The same element on a fresh read of the same screen.
 		r.scene = now
+		tw.remark(ctx)
 	}
 	r.res, r.err = e.input(ctx, r.scene, call)
 	if r.err != nil && (ctx.Err() != nil || errors.Is(r.err, device.ErrDisconnected)) {

@@ -30,6 +30,7 @@ type toastWatch struct {
 	heard   bool   // a toast of pkg was announced after mark
 	text    string // its text
 	asked   bool   // the watcher answered since the press
+	deaf    bool   // the mark could not be taken again (remark)
 }
 
 // watchToasts takes the mark before a press on an element that a toast
@@ -56,12 +57,31 @@ func (e *executor) watchToasts(ctx context.Context, ps plan.PlannedStep, t *tool
 	return &toastWatch{w: w, mark: mark, answers: answers, pkg: sc.Package, old: toastShown(sc)}
 }
 
+// remark takes the mark again, right before the press: after a person's
+// approval, which takes its time, a toast the app showed meanwhile is no
+// answer of the press. A watcher that cannot answer now leaves the watch
+// deaf (no toast heard, none taken as absent): the screen decides.
+func (tw *toastWatch) remark(ctx context.Context) {
+	if tw == nil {
+		return
+	}
+	mark, _, err := tw.w.ToastsSince(ctx, device.ToastMark{})
+	if err != nil {
+		tw.deaf = true
+		return
+	}
+	tw.mark = mark
+}
+
 // listen asks for the toasts announced after the mark and reports whether
 // one of the app's came (it stays heard). A failed ask is no evidence
 // either way (asked stays as it was).
 func (tw *toastWatch) listen(ctx context.Context) bool {
-	if tw == nil || tw.heard {
-		return tw != nil
+	if tw == nil || tw.deaf {
+		return false
+	}
+	if tw.heard {
+		return true
 	}
 	_, ts, err := tw.w.ToastsSince(ctx, tw.mark)
 	if err != nil {

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -190,5 +191,49 @@ func openSecondResult(t *testing.T, later time.Duration, drop int, deaf bool) (t
 			}
 		}
 		return took, res, opened
+	}
+}
+
+// approveAfter approves every action once do has run (what happens on the
+// phone while a person decides), and answers no question.
+type approveAfter func()
+
+func (f approveAfter) Approve(context.Context, Approval) (ApprovalDecision, error) {
+	f()
+	return ApprovalDecision{Approved: true, By: "test"}, nil
+}
+func (f approveAfter) Ask(context.Context, Question) (Answer, error) {
+	return Answer{}, errors.New("no questions in this test")
+}
+
+// A person's approval takes its time, and a toast the app shows meanwhile
+// is no answer of the approved press: the mark is taken again once the
+// press is approved. An approved "Buy now" whose tap was lost, while an
+// "Added to cart" came up during the approval, is not taken for done
+// (with the mark from before the approval it was: the toast was heard
+// after it).
+func TestToastDuringApprovalIsNotThePressAnswer(t *testing.T) {
+	p, d, clk := onProductPageWith(t, sim.Config{Seed: 1, Observer: sim.ObserverHelper})
+	person := approveAfter(func() { tapWhenShown(t, clk, d, "add_cart") })
+	r, err := New(Defaults(), &dropTaps{Device: d, drop: 1}, tapOnce{"com.taobao.taobao:id/buy_now"}, Options{Clock: clk, Logger: testlog.New(t), Person: person})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := r.Run(context.Background(), "buy it")
+	if len(res.Steps) == 0 {
+		t.Fatalf("no step: %s (%s)", res.Status, res.Reason)
+	}
+	st := res.Steps[0]
+	for _, a := range st.Attempts {
+		if strings.Contains(a.Result, AnsweredByToast) {
+			t.Errorf("attempt %d says %q: the toast shown during the approval was taken for the lost press's answer", a.Number, a.Result)
+		}
+	}
+	if st.Status == lifecycle.StepSucceeded {
+		t.Errorf("the approved Buy now, its tap lost, is recorded %s (%v)", st.Status, st.Attempts)
+	}
+	raw, _ := p.State()
+	if strings.Contains(string(raw), `"screen":"payment"`) {
+		t.Fatalf("the payment page opened: the tap was not lost (fixture)")
 	}
 }
