@@ -148,21 +148,5 @@ func toastOnly(base, after *scene.Scene) bool {
 	if base == nil || after == nil || base.Package != after.Package {
 		return false
 	}
-	return appPartExcept(base, base.Package, toastWindows(base)) == appPartExcept(after, base.Package, toastWindows(after))
-}
-
-// toastWindows are the windows of sc that show a toast (scene.ShowsToast's).
-func toastWindows(sc *scene.Scene) map[int]bool {
-	out := map[int]bool{}
-	for _, el := range sc.Elements {
-		if el.ResourceID == "android:id/message" {
-			out[el.Window] = true
-		}
-	}
-	for _, el := range sc.Elements {
-		if out[el.Window] && (el.Clickable || el.LongClickable || el.Editable) {
-			delete(out, el.Window) // an alert's message, with buttons
-		}
-	}
-	return out
+	return appPartExcept(base, base.Package, base.ToastWindows()) == appPartExcept(after, base.Package, after.ToastWindows())
 }

@@ -405,7 +405,7 @@ func onlyCovered(call tools.Call, base, after *scene.Scene, toastIsOld bool) (sc
 	// An old toast going, or staying, is nothing of the press's either.
 	var baseToasts, afterToasts map[int]bool
 	if toastIsOld {
-		baseToasts, afterToasts = toastWindows(base), toastWindows(after)
+		baseToasts, afterToasts = base.ToastWindows(), after.ToastWindows()
 	}
 	had, have := map[string]bool{}, map[string]bool{}
 	for _, e := range base.Elements {

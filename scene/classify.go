@@ -49,12 +49,18 @@ func idPackage(id string) string {
 // in a window of the app's above its main one (WebDriverAgent lists an
 // app's windows as the Application's children; the first is the app's
 // own).
-func (s *Scene) ShowsToast() bool {
+func (s *Scene) ShowsToast() bool { return len(s.ToastWindows()) > 0 }
+
+// ToastWindows are the windows in which ShowsToast finds a toast (nil for
+// none): comparing two Scenes without them leaves out a toast that came
+// or went by itself.
+func (s *Scene) ToastWindows() map[int]bool {
 	if s == nil {
-		return false
+		return nil
 	}
+	var out map[int]bool
 	for _, el := range s.Elements {
-		if !s.Visible(el) || !(el.ResourceID == "android:id/message" || s.iosHUDText(el)) {
+		if out[el.Window] || !s.Visible(el) || !(el.ResourceID == "android:id/message" || s.iosHUDText(el)) {
 			continue
 		}
 		pressable := false
@@ -65,10 +71,13 @@ func (s *Scene) ShowsToast() bool {
 			}
 		}
 		if !pressable {
-			return true
+			if out == nil {
+				out = map[int]bool{}
+			}
+			out[el.Window] = true
 		}
 	}
-	return false
+	return out
 }
 
 // iosHUDText reports static text in an iPhone app's window above its main
