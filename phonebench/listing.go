@@ -127,24 +127,26 @@ func (l listing) loading() bool {
 	return false
 }
 
-// editable says whether the element listed as [index] takes text.
-func (l listing) editable(index int) bool {
+// item is the element listed as [index].
+func (l listing) item(index int) (item, bool) {
 	for _, it := range l.Items {
 		if it.Index == index {
-			return it.Editable
+			return it, true
 		}
 	}
-	return false
+	return item{}, false
+}
+
+// editable says whether the element listed as [index] takes text.
+func (l listing) editable(index int) bool {
+	it, ok := l.item(index)
+	return ok && it.Editable
 }
 
 // clickable says whether the element listed as [index] can be pressed.
 func (l listing) clickable(index int) bool {
-	for _, it := range l.Items {
-		if it.Index == index {
-			return (it.Clickable || it.LongClickable) && !it.Disabled
-		}
-	}
-	return false
+	it, ok := l.item(index)
+	return ok && (it.Clickable || it.LongClickable) && !it.Disabled
 }
 
 // scrollable returns the first scrollable element, if any.
