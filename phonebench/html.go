@@ -210,7 +210,7 @@ func (r *Report) headlines() []headline {
 			out = append(out, headline{Value: ratioText(v.Ratio) + " / " + ratioText(v.RatioWithModel),
 				Label:  "reference faster than " + v.Peer + ", realistic (phone time / with model)",
 				Good:   v.Ratio > 1 && v.RatioWithModel > 1,
-				Target: fmt.Sprintf("faster; %s succeeds %.1f%% (observer %s, model %s a call)", v.Peer, 100*v.PeerSuccess, r.Observer, time.Duration(r.ModelLatencyMS)*time.Millisecond)})
+				Target: fmt.Sprintf("faster; any agent at most %s on the phone's time; %s succeeds %.1f%% (observer %s, model %s a call)", ratioText(v.AtFloor), v.Peer, 100*v.PeerSuccess, r.Observer, time.Duration(r.ModelLatencyMS)*time.Millisecond)})
 		}
 	}
 	add(PolicyPeerLoop, "realistic")

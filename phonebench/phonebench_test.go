@@ -223,6 +223,14 @@ func TestSummaryMaths(t *testing.T) {
 	if peer.Success != 2.0/3 || peer.TimeRatio != 8000.0/2000 {
 		t.Errorf("peer %+v", peer)
 	}
+	// Against each peer: the same one pair; at most is the peer's time
+	// over that pair's floor (reference at its floor there).
+	if len(ref.Vs) != 1 {
+		t.Fatalf("vs %+v; want peer-loop alone", ref.Vs)
+	}
+	if v := ref.Vs[0]; v.Peer != PolicyPeerLoop || v.Runs != 1 || v.Ratio != 5000.0/1200 || v.AtFloor != 5000.0/1000 || v.PeerSuccess != 2.0/3 {
+		t.Errorf("vs %+v; want peer-loop over 1 run, %v, at most %v, 2/3 ok", v, 5000.0/1200, 5000.0/1000)
+	}
 	// The clean phone: nothing costs time, the ratio is 1 by definition;
 	// a policy that sleeps has none.
 	clean := []Record{{Task: "t", Locale: "en", Profile: "clean", Policy: PolicyReference, Success: true},
@@ -230,6 +238,9 @@ func TestSummaryMaths(t *testing.T) {
 	sum = Summarise(clean, []string{PolicyReference, PolicyPeerLoop}, []string{"clean"}, []string{"en"}, nil)
 	if sum[0].TimeRatio != 1 || sum[1].TimeRatio != 0 {
 		t.Errorf("clean ratios %v, %v; want 1 and 0 (undefined)", sum[0].TimeRatio, sum[1].TimeRatio)
+	}
+	if v := sum[0].Vs[0]; v.AtFloor != 0 {
+		t.Errorf("clean: at most %v; want 0 (undefined: no floor)", v.AtFloor)
 	}
 }
 

@@ -282,11 +282,17 @@ func vsPeer(records []Record, profile, locale string) (float64, int, int64, int6
 // locale, profile, seed) both got right: how many times faster reference
 // is on the phone's time alone (Ratio) and with the model's time
 // (RatioWithModel), and the peer's success over all its runs.
+//
+// AtFloor is the peer's time over the floors of the same runs: the most
+// any agent could be faster than the peer there on the phone's time (an
+// agent at its floor on every run), so a target above it cannot be met;
+// 0 when the runs have no floor (the fault-free phone).
 type Versus struct {
 	Peer           string  `json:"peer"`
 	Runs           int     `json:"runs"`
 	Ratio          float64 `json:"ratio"`
 	RatioWithModel float64 `json:"ratio_with_model"`
+	AtFloor        float64 `json:"at_floor"`
 	PeerSuccess    float64 `json:"peer_success"`
 }
 
@@ -299,7 +305,7 @@ func versus(records []Record, peer, profile, locale string) Versus {
 			ref[keyOf(r)] = r
 		}
 	}
-	var refMS, peerMS, refTotal, peerTotal int64
+	var refMS, peerMS, refTotal, peerTotal, floorMS int64
 	runs, ok := 0, 0
 	for _, r := range records {
 		if r.Policy != peer || !in(r) {
@@ -315,6 +321,7 @@ func versus(records []Record, peer, profile, locale string) Versus {
 			peerMS += r.SimMS
 			refTotal += x.SimMS + x.ModelMS
 			peerTotal += r.SimMS + r.ModelMS
+			floorMS += x.FloorMS
 			v.Runs++
 		}
 	}
@@ -326,6 +333,9 @@ func versus(records []Record, peer, profile, locale string) Versus {
 	}
 	if refTotal > 0 {
 		v.RatioWithModel = float64(peerTotal) / float64(refTotal)
+	}
+	if floorMS > 0 {
+		v.AtFloor = float64(peerMS) / float64(floorMS)
 	}
 	return v
 }

@@ -63,7 +63,7 @@ func (r *Report) WriteTable(w io.Writer) {
 			}
 		}
 	}
-	fmt.Fprintf(w, "reference against each peer loop (peer time / reference time over the runs both got right; phone time, then with the model's time)\n")
+	fmt.Fprintf(w, "reference against each peer loop (peer time / reference time over the runs both got right; phone time, then with the model's time; at most: the peer's time over those runs' floors, the most any agent could be)\n")
 	for _, prof := range r.Profiles {
 		s, ok := r.summary(PolicyReference, prof, r.summaryLocales()[0])
 		if !ok || len(s.Vs) == 0 {
@@ -71,7 +71,7 @@ func (r *Report) WriteTable(w io.Writer) {
 		}
 		fmt.Fprintf(w, "%-10s", prof)
 		for _, v := range s.Vs {
-			fmt.Fprintf(w, "  %s %s/%s (%.0f%% ok)", v.Peer, ratioText(v.Ratio), ratioText(v.RatioWithModel), 100*v.PeerSuccess)
+			fmt.Fprintf(w, "  %s %s/%s at most %s (%.0f%% ok)", v.Peer, ratioText(v.Ratio), ratioText(v.RatioWithModel), ratioText(v.AtFloor), 100*v.PeerSuccess)
 		}
 		fmt.Fprintln(w)
 	}
