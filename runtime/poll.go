@@ -3,6 +3,8 @@ package runtime
 import (
 	"context"
 	"time"
+
+	"phonepilot/scene"
 )
 
 // poll is the one loop behind every wait of the Executor (observing through
@@ -37,4 +39,24 @@ func (e *executor) poll(ctx context.Context, p poll) (done bool, err error) {
 			return false, err
 		}
 	}
+}
+
+// watchScreen polls the screen: until on sc, the Scene in hand, then on a
+// fresh read after each pause, until it holds or over says no more rounds
+// are due. It returns the latest Scene read and whether until held.
+func (e *executor) watchScreen(ctx context.Context, sc *scene.Scene, until func(*scene.Scene) bool, over func() bool) (*scene.Scene, bool, error) {
+	ok, err := e.poll(ctx, poll{
+		try: func(n int) (bool, error) {
+			if n > 1 {
+				next, err := e.observe(ctx)
+				if err != nil {
+					return false, err
+				}
+				sc = next
+			}
+			return until(sc), nil
+		},
+		over: func(int) bool { return over() },
+	})
+	return sc, ok, err
 }

@@ -125,20 +125,8 @@ func (tw *toastWatch) heardAs() toastHeard {
 // behind its old one and be announced only when that one goes (up to
 // toastWait after the press). It returns the latest read.
 func (e *executor) hearQueued(ctx context.Context, tw *toastWatch, acted time.Time, sc *scene.Scene) (*scene.Scene, error) {
-	now := sc
-	_, err := e.poll(ctx, poll{
-		try: func(n int) (bool, error) {
-			if n > 1 {
-				s, err := e.observe(ctx)
-				if err != nil {
-					return false, err
-				}
-				now = s
-			}
-			return tw.answered(ctx) || !toastShown(now), nil
-		},
-		over: func(int) bool { return e.clock.Now().Sub(acted) >= toastWait },
-	})
+	now, _, err := e.watchScreen(ctx, sc, func(s *scene.Scene) bool { return tw.answered(ctx) || !toastShown(s) },
+		func() bool { return e.clock.Now().Sub(acted) >= toastWait })
 	return now, err
 }
 

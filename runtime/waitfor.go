@@ -15,21 +15,11 @@ func (e *executor) waitFor(ctx context.Context, sel scene.Selector, sc *scene.Sc
 	}
 	deadline := e.clock.Now().Add(e.cfg.WaitTimeout)
 	var found scene.Element
-	ok, err := e.poll(ctx, poll{
-		try: func(n int) (bool, error) {
-			if n > 1 {
-				next, err := e.observe(ctx)
-				if err != nil {
-					return false, err
-				}
-				sc = next
-			}
-			el, ok := sc.Resolve(sel)
-			found = el
-			return ok, nil
-		},
-		over: func(int) bool { return !e.clock.Now().Before(deadline) },
-	})
+	sc, ok, err := e.watchScreen(ctx, sc, func(s *scene.Scene) bool {
+		el, ok := s.Resolve(sel)
+		found = el
+		return ok
+	}, func() bool { return !e.clock.Now().Before(deadline) })
 	if !ok {
 		found = scene.Element{}
 	}
