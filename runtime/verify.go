@@ -208,10 +208,10 @@ func (e *executor) tookEffect(ctx context.Context, ps plan.PlannedStep, t *tools
 	}
 	silent := false
 	if t.Press() && tw != nil {
-		if tw.answered(ctx) {
+		// One ask of the watcher: answered would ask again.
+		if tw.listen(ctx) && tw.answers {
 			return true
 		}
-		tw.listen(ctx)
 		if silent = tw.silent(); silent && toastOnly(base, cur) {
 			return false // only the old toast went (or another came)
 		}
