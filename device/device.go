@@ -175,6 +175,15 @@ type ToastMark struct {
 	Source string
 }
 
+// In is the mark's Seq in the record of source: 0, before every toast,
+// when the mark counts in another.
+func (m ToastMark) In(source string) uint64 {
+	if m.Source != source {
+		return 0
+	}
+	return m.Seq
+}
+
 // Toast is one toast in the system's queue, or announced.
 type Toast struct {
 	// Package is the app that showed it.

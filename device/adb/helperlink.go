@@ -153,11 +153,7 @@ func (d *Device) ToastsSince(ctx context.Context, mark device.ToastMark) (device
 			return nil
 		}
 		src := strconv.Itoa(c.Hello().PID)
-		after := mark.Seq
-		if mark.Source != src {
-			after = 0
-		}
-		seq, evs, err := c.Toasts(ctx, after)
+		seq, evs, err := c.Toasts(ctx, mark.In(src))
 		if err != nil {
 			return err
 		}

@@ -63,12 +63,8 @@ func (d *Device) ToastsSince(ctx context.Context, mark device.ToastMark) (device
 	defer d.p.mu.Unlock()
 	d.p.settle(d.p.now()) // a queued toast shows as the one before it goes
 	const source = "sim"
-	after := mark.Seq
-	if mark.Source != source {
-		after = 0
-	}
 	var out []device.Toast
-	for _, e := range d.p.toasts.after(after) {
+	for _, e := range d.p.toasts.after(mark.In(source)) {
 		out = append(out, device.Toast{Package: e.pkg, Text: e.text})
 	}
 	return device.ToastMark{Seq: d.p.toasts.seq, Source: source}, out, nil
